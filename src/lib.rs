@@ -1,0 +1,12 @@
+//! Ryuo: an alpha-beta shogi engine speaking USI.
+//!
+//! Data flows one way: `usi` (text protocol) → `search` → `position`,
+//! `movegen`, `eval`. The rules core (`types`, `bitboard`, `position`,
+//! `movegen`) knows nothing of search or protocol.
+
+pub mod bitboard;
+pub mod movegen;
+pub mod perft;
+pub mod position;
+pub mod types;
+pub mod usi;

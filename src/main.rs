@@ -1,0 +1,60 @@
+//! The `ryuo` binary: with no arguments, the USI loop on stdin/stdout;
+//! with a subcommand, a command-line tool.
+
+use clap::{Parser, Subcommand};
+use ryuo::position::Position;
+use ryuo::usi::{perft_report, Engine};
+use std::io::{self, Write};
+
+#[derive(Parser)]
+#[command(name = "ryuo", version, about = "Ryuo, a USI shogi engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaves of the legal move tree (bulk-counted at the last ply).
+    Perft {
+        /// Depth in plies.
+        depth: u32,
+        /// Position to start from (default: the initial position).
+        #[arg(long)]
+        sfen: Option<String>,
+        /// Print the count below each root move.
+        #[arg(long)]
+        divide: bool,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    match cli.command {
+        None => {
+            let stdin = io::stdin();
+            let mut stdout = io::stdout();
+            Engine::new().run(stdin.lock(), &mut stdout);
+        }
+        Some(Command::Perft {
+            depth,
+            sfen,
+            divide,
+        }) => {
+            let pos = match sfen {
+                None => Ok(Position::startpos()),
+                Some(s) => Position::from_sfen(&s),
+            };
+            match pos {
+                Ok(mut pos) => {
+                    let mut out = io::stdout();
+                    let _ = write!(out, "{}", perft_report(&mut pos, depth, divide));
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    std::process::exit(2);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Move generation.
+//!
+//! The generators produce *pseudo-legal* moves: every move obeys how the
+//! pieces move, promotion rules (forced promotion, no move or drop to a
+//! square where the piece could never move again), the two-pawn rule, and,
+//! in check, only addresses the check. What is left to `Position::is_legal`
+//! is the cheap part: pinned pieces, king steps into attack, and pawn-drop
+//! mate. `generate_legal` applies it.
+//!
+//! The categories serve a staged move picker and partition the moves of a
+//! position not in check: `CapturesPromotions` ∪ `Quiets` ∪ `Drops`.
+
+use crate::bitboard::{self, Bitboard};
+use crate::position::Position;
+use crate::types::{Color, Move, PieceType, Square};
+use arrayvec::ArrayVec;
+
+/// Capacity of a move list. The most legal moves known in a position is
+/// 593; pseudo-legal lists can be a little longer.
+pub const MAX_MOVES: usize = 1024;
+
+/// A fixed-capacity list of moves (no allocation).
+pub type MoveList = ArrayVec<Move, MAX_MOVES>;
+
+/// Which moves to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenType {
+    /// Board moves that capture (promoting and not, where both are allowed)
+    /// and board moves to empty squares that promote. Not in check.
+    CapturesPromotions,
+    /// Board moves to empty squares that do not promote. Not in check.
+    Quiets,
+    /// Drops. Not in check.
+    Drops,
+    /// Every move that answers a check. Only in check.
+    Evasions,
+    /// Every pseudo-legal move, in check or not.
+    All,
+}
+
+/// Which promotion variants of a board move to emit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Variants {
+    /// Both where both are allowed.
+    Both,
+    /// Only promotions (for captures-and-promotions on empty squares).
+    PromotionsOnly,
+    /// Only non-promotions (quiet moves).
+    NonPromotionsOnly,
+}
+
+/// Appends the pseudo-legal moves of kind `gen` to `list`.
+pub fn generate(pos: &Position, gen: GenType, list: &mut MoveList) {
+    let us = pos.side_to_move();
+    let own = pos.pieces_of(us);
+    let enemy = pos.pieces_of(!us);
+    let empty = !pos.occupied();
+    match gen {
+        GenType::CapturesPromotions => {
+            board_moves(pos, enemy, Variants::Both, true, list);
+            board_moves(pos, empty, Variants::PromotionsOnly, true, list);
+        }
+        GenType::Quiets => board_moves(pos, empty, Variants::NonPromotionsOnly, true, list),
+        GenType::Drops => drops(pos, empty, list),
+        GenType::Evasions => evasions(pos, list),
+        GenType::All => {
+            if pos.in_check() {
+                evasions(pos, list);
+            } else {
+                board_moves(pos, !own, Variants::Both, true, list);
+                drops(pos, empty, list);
+            }
+        }
+    }
+}
+
+/// Appends every legal move to `list`.
+pub fn generate_legal(pos: &Position, list: &mut MoveList) {
+    let start = list.len();
+    generate(pos, GenType::All, list);
+    let mut i = start;
+    while i < list.len() {
+        if pos.is_legal(list[i]) {
+            i += 1;
+        } else {
+            list.swap_remove(i);
+        }
+    }
+}
+
+/// The legal moves of `pos`, in a fresh list.
+pub fn legal_moves(pos: &Position) -> MoveList {
+    let mut list = MoveList::new();
+    generate_legal(pos, &mut list);
+    list
+}
+
+#[inline(always)]
+fn push(list: &mut MoveList, m: Move) {
+    list.push(m);
+}
+
+/// Emits the moves from `from` to each square of `targets` for a piece of
+/// kind `pt`, choosing promotion variants by the rules and by `variants`.
+#[inline(always)]
+fn emit(
+    list: &mut MoveList,
+    us: Color,
+    pt: PieceType,
+    from: Square,
+    targets: Bitboard,
+    variants: Variants,
+) {
+    if !pt.can_promote() {
+        if variants != Variants::PromotionsOnly {
+            for to in targets {
+                push(list, Move::normal(from, to, false));
+            }
+        }
+        return;
+    }
+    let zone = bitboard::promotion_zone(us);
+    let dead = bitboard::dead_squares(us, pt);
+    let promoting = if zone.contains(from) {
+        targets
+    } else {
+        targets & zone
+    };
+    if variants != Variants::NonPromotionsOnly {
+        for to in promoting {
+            push(list, Move::normal(from, to, true));
+        }
+    }
+    if variants != Variants::PromotionsOnly {
+        for to in targets.and_not(dead) {
+            push(list, Move::normal(from, to, false));
+        }
+    }
+}
+
+/// Board moves of every piece to `target` squares.
+fn board_moves(
+    pos: &Position,
+    target: Bitboard,
+    variants: Variants,
+    with_king: bool,
+    list: &mut MoveList,
+) {
+    let us = pos.side_to_move();
+    let occ = pos.occupied();
+    let own = pos.pieces_of(us);
+
+    // Pawns move as a set: the origin is one step back from each target.
+    let pawns = pos.pieces(us, PieceType::Pawn);
+    let pawn_targets = pawns.shift_forward(us) & target;
+    if pawn_targets.any() {
+        let zone = bitboard::promotion_zone(us);
+        let back: i32 = if us == Color::Black { 1 } else { -1 };
+        let from_of = |to: Square| Square::from_index((to.index() as i32 + back) as usize);
+        if variants != Variants::NonPromotionsOnly {
+            for to in pawn_targets & zone {
+                push(list, Move::normal(from_of(to), to, true));
+            }
+        }
+        if variants != Variants::PromotionsOnly {
+            let dead = bitboard::dead_squares(us, PieceType::Pawn);
+            for to in pawn_targets.and_not(dead) {
+                push(list, Move::normal(from_of(to), to, false));
+            }
+        }
+    }
+
+    for from in pos.pieces(us, PieceType::Lance) {
+        let t = bitboard::lance_attacks(us, from, occ) & target;
+        emit(list, us, PieceType::Lance, from, t, variants);
+    }
+    for from in pos.pieces(us, PieceType::Knight) {
+        let t = bitboard::knight_attacks(us, from) & target;
+        emit(list, us, PieceType::Knight, from, t, variants);
+    }
+    for from in pos.pieces(us, PieceType::Silver) {
+        let t = bitboard::silver_attacks(us, from) & target;
+        emit(list, us, PieceType::Silver, from, t, variants);
+    }
+    for from in pos.pieces(us, PieceType::Bishop) {
+        let t = bitboard::bishop_attacks(from, occ) & target;
+        emit(list, us, PieceType::Bishop, from, t, variants);
+    }
+    for from in pos.pieces(us, PieceType::Rook) {
+        let t = bitboard::rook_attacks(from, occ) & target;
+        emit(list, us, PieceType::Rook, from, t, variants);
+    }
+    if variants == Variants::PromotionsOnly {
+        return;
+    }
+    for from in pos.golds() & own {
+        let t = bitboard::gold_attacks(us, from) & target;
+        emit(list, us, PieceType::Gold, from, t, variants);
+    }
+    for from in pos.pieces(us, PieceType::Horse) {
+        let t = (bitboard::bishop_attacks(from, occ) | bitboard::king_attacks(from)) & target;
+        emit(list, us, PieceType::Horse, from, t, variants);
+    }
+    for from in pos.pieces(us, PieceType::Dragon) {
+        let t = (bitboard::rook_attacks(from, occ) | bitboard::king_attacks(from)) & target;
+        emit(list, us, PieceType::Dragon, from, t, variants);
+    }
+    if let Some(ksq) = pos.king_square(us).filter(|_| with_king) {
+        let t = bitboard::king_attacks(ksq) & target;
+        emit(list, us, PieceType::King, ksq, t, variants);
+    }
+}
+
+/// Files holding a pawn of the set `pawns` (at most one per file), as
+/// whole files: adding 0xff to each nine-bit file sets its top bit exactly
+/// when the file is non-empty, and no carry leaves the file.
+#[inline(always)]
+fn pawn_files(pawns: Bitboard) -> Bitboard {
+    const ADD: u128 = {
+        let mut m = 0u128;
+        let mut f = 0;
+        while f < 9 {
+            m |= 0xffu128 << (9 * f);
+            f += 1;
+        }
+        m
+    };
+    const LOW: u128 = {
+        let mut m = 0u128;
+        let mut f = 0;
+        while f < 9 {
+            m |= 1u128 << (9 * f);
+            f += 1;
+        }
+        m
+    };
+    let tops = ((pawns.raw() + ADD) >> 8) & LOW;
+    Bitboard::from_raw(tops * 0x1ff)
+}
+
+/// Drops onto `target` (empty squares).
+fn drops(pos: &Position, target: Bitboard, list: &mut MoveList) {
+    let us = pos.side_to_move();
+    let hand = pos.hand(us);
+    if hand.is_empty() {
+        return;
+    }
+    if hand.has(PieceType::Pawn) {
+        let t = target
+            .and_not(bitboard::dead_squares(us, PieceType::Pawn))
+            .and_not(pawn_files(pos.pieces(us, PieceType::Pawn)));
+        for to in t {
+            push(list, Move::drop(PieceType::Pawn, to));
+        }
+    }
+    // Kinds that may be dropped anywhere, then the lance (not on the last
+    // rank) and the knight (not on the last two).
+    let mut kinds: ArrayVec<PieceType, 6> = ArrayVec::new();
+    for pt in [
+        PieceType::Silver,
+        PieceType::Gold,
+        PieceType::Bishop,
+        PieceType::Rook,
+    ] {
+        if hand.has(pt) {
+            kinds.push(pt);
+        }
+    }
+    let free = kinds.len();
+    let has_lance = hand.has(PieceType::Lance);
+    if has_lance {
+        kinds.push(PieceType::Lance);
+    }
+    let lance_end = kinds.len();
+    if hand.has(PieceType::Knight) {
+        kinds.push(PieceType::Knight);
+    }
+    if kinds.is_empty() {
+        return;
+    }
+    let last_rank = bitboard::relative_ranks(us, 0, 0);
+    let second_rank = bitboard::relative_ranks(us, 1, 1);
+    for to in target & last_rank {
+        for &pt in &kinds[..free] {
+            push(list, Move::drop(pt, to));
+        }
+    }
+    for to in target & second_rank {
+        for &pt in &kinds[..lance_end] {
+            push(list, Move::drop(pt, to));
+        }
+    }
+    for to in target.and_not(last_rank | second_rank) {
+        for &pt in &kinds {
+            push(list, Move::drop(pt, to));
+        }
+    }
+}
+
+/// Moves that answer a check: king steps, and for a single check, captures
+/// of the checker and interpositions (board moves and drops).
+fn evasions(pos: &Position, list: &mut MoveList) {
+    let us = pos.side_to_move();
+    let Some(ksq) = pos.king_square(us) else {
+        return;
+    };
+    let checkers = pos.checkers();
+    let own = pos.pieces_of(us);
+    // King steps; squares the checking sliders sweep through the king are
+    // left to `is_legal`, which tests with the king lifted.
+    let steps = bitboard::king_attacks(ksq).and_not(own);
+    for to in steps {
+        push(list, Move::normal(ksq, to, false));
+    }
+    if checkers.more_than_one() {
+        return;
+    }
+    let checker = checkers.lsb();
+    let between = bitboard::between(ksq, checker);
+    let target = between.with(checker);
+    // Board moves of everything but the king (its steps are above).
+    board_moves(pos, target, Variants::Both, false, list);
+    if between.any() {
+        drops(pos, between, list);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pawn_files_fill() {
+        let pos = Position::startpos();
+        let files = pawn_files(pos.pieces(Color::Black, PieceType::Pawn));
+        assert_eq!(files, Bitboard::ALL);
+        let pos = Position::from_sfen("4k4/9/9/9/9/9/2P6/9/4K4 b P 1").unwrap();
+        let files = pawn_files(pos.pieces(Color::Black, PieceType::Pawn));
+        assert_eq!(files, bitboard::file_mask(6));
+    }
+
+    #[test]
+    fn categories_partition_all_moves() {
+        let sfens = [
+            crate::position::STARTPOS_SFEN,
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124",
+        ];
+        for sfen in sfens {
+            let pos = Position::from_sfen(sfen).unwrap();
+            assert!(!pos.in_check());
+            let mut all = MoveList::new();
+            generate(&pos, GenType::All, &mut all);
+            let mut parts = MoveList::new();
+            for g in [GenType::CapturesPromotions, GenType::Quiets, GenType::Drops] {
+                generate(&pos, g, &mut parts);
+            }
+            let mut a: Vec<u16> = all.iter().map(|m| m.raw()).collect();
+            let mut b: Vec<u16> = parts.iter().map(|m| m.raw()).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "{sfen}");
+        }
+    }
+
+    #[test]
+    fn generated_moves_are_pseudo_legal() {
+        let pos = Position::from_sfen(
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+        )
+        .unwrap();
+        let mut all = MoveList::new();
+        generate(&pos, GenType::All, &mut all);
+        for m in all {
+            assert!(pos.is_pseudo_legal(m), "{m}");
+        }
+    }
+}

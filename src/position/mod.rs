@@ -1,0 +1,835 @@
+//! The shogi position: board, hands, side to move, and the undo stack.
+//!
+//! `do_move`/`undo_move` keep the Zobrist key, checkers and slider blockers
+//! (pins) up to date, so legality tests in the move generator and the search
+//! are a few bitboard operations. The game rules that need history
+//! (repetition, perpetual check) and the entering-king declaration live in
+//! `rules.rs`; SFEN reading and writing in `sfen.rs`.
+
+mod rules;
+mod sfen;
+
+pub use rules::{EnteringKingRule, Repetition};
+pub use sfen::SfenError;
+
+use crate::bitboard::{self, Bitboard};
+use crate::types::{Color, Hand, Move, Piece, PieceType, Square};
+
+/// The SFEN of the initial position.
+pub const STARTPOS_SFEN: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+
+/// Zobrist keys, generated at compile time by SplitMix64 from a fixed seed.
+mod zobrist {
+    const fn splitmix(state: u64) -> (u64, u64) {
+        let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (s, z ^ (z >> 31))
+    }
+
+    /// Keys per (piece index, square) and per (colour, hand kind); hand keys
+    /// are added once per piece held, so a count change is one add/sub.
+    pub struct Keys {
+        pub psq: [[u64; 81]; 32],
+        pub hand: [[u64; 8]; 2],
+    }
+
+    pub static KEYS: Keys = {
+        let mut psq = [[0u64; 81]; 32];
+        let mut hand = [[0u64; 8]; 2];
+        let mut state = 0x5259_554F_2024_u64; // "RYUO"
+        let mut p = 0;
+        while p < 32 {
+            let mut sq = 0;
+            while sq < 81 {
+                let (s, k) = splitmix(state);
+                state = s;
+                // Bit 0 is reserved for the side to move.
+                psq[p][sq] = k & !1;
+                sq += 1;
+            }
+            p += 1;
+        }
+        let mut c = 0;
+        while c < 2 {
+            let mut pt = 0;
+            while pt < 8 {
+                let (s, k) = splitmix(state);
+                state = s;
+                hand[c][pt] = k & !1;
+                pt += 1;
+            }
+            c += 1;
+        }
+        Keys { psq, hand }
+    };
+
+    /// XORed in when White is to move (bit 0 of the key is the side to move).
+    pub const SIDE: u64 = 1;
+}
+
+/// What a position remembers about how it was reached, one per ply; the
+/// `undo_move` data and the incremental keys.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StateInfo {
+    /// Key of board and side to move.
+    board_key: u64,
+    /// Key of both hands.
+    hand_key: u64,
+    /// Hand of the side to move in this state (the other hand follows from
+    /// the board, so this and `board_key` identify the position).
+    hand: Hand,
+    /// Piece captured by the move that led here.
+    captured: Piece,
+    /// Move that led here (`Move::NONE` at the root of the game record).
+    last_move: Move,
+    /// Pieces giving check to the side to move.
+    checkers: Bitboard,
+    /// `blockers[c]`: pieces of either colour that alone stand between
+    /// `c`'s king and an enemy slider.
+    blockers: [Bitboard; 2],
+    /// Plies since each side last made a non-checking move, counted as in
+    /// the repetition rule: +2 per consecutive checking move.
+    continuous_check: [u16; 2],
+    /// Plies since the last null move (repetition looks no further back).
+    plies_from_null: u16,
+}
+
+/// A shogi position with its history.
+#[derive(Clone)]
+pub struct Position {
+    board: [Piece; 81],
+    by_color: [Bitboard; 2],
+    by_type: [Bitboard; PieceType::NUM],
+    /// Union of gold and the four gold-moving promoted kinds.
+    golds: Bitboard,
+    hands: [Hand; 2],
+    king_sq: [Option<Square>; 2],
+    side_to_move: Color,
+    /// Move number as in SFEN (1 for the first move of the game).
+    game_ply: u32,
+    states: Vec<StateInfo>,
+}
+
+impl Position {
+    /// The initial position.
+    pub fn startpos() -> Position {
+        Position::from_sfen(STARTPOS_SFEN).expect("the start position is valid")
+    }
+
+    fn empty() -> Position {
+        let mut states = Vec::with_capacity(1024);
+        states.push(StateInfo::default());
+        Position {
+            board: [Piece::EMPTY; 81],
+            by_color: [Bitboard::EMPTY; 2],
+            by_type: [Bitboard::EMPTY; PieceType::NUM],
+            golds: Bitboard::EMPTY,
+            hands: [Hand::EMPTY; 2],
+            king_sq: [None; 2],
+            side_to_move: Color::Black,
+            game_ply: 1,
+            states,
+        }
+    }
+
+    // -- Accessors ---------------------------------------------------------
+
+    /// The side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.side_to_move
+    }
+
+    /// The piece on `sq` (possibly `Piece::EMPTY`).
+    #[inline(always)]
+    pub fn piece_on(&self, sq: Square) -> Piece {
+        self.board[sq.index()]
+    }
+
+    /// The hand of `c`.
+    #[inline(always)]
+    pub fn hand(&self, c: Color) -> Hand {
+        self.hands[c.index()]
+    }
+
+    /// All occupied squares.
+    #[inline(always)]
+    pub fn occupied(&self) -> Bitboard {
+        self.by_color[0] | self.by_color[1]
+    }
+
+    /// Squares occupied by `c`.
+    #[inline(always)]
+    pub fn pieces_of(&self, c: Color) -> Bitboard {
+        self.by_color[c.index()]
+    }
+
+    /// Squares holding pieces of kind `pt`, either colour.
+    #[inline(always)]
+    pub fn pieces_of_type(&self, pt: PieceType) -> Bitboard {
+        self.by_type[pt.index()]
+    }
+
+    /// Squares holding `c`'s pieces of kind `pt`.
+    #[inline(always)]
+    pub fn pieces(&self, c: Color, pt: PieceType) -> Bitboard {
+        self.by_type[pt.index()] & self.by_color[c.index()]
+    }
+
+    /// Squares holding gold-moving pieces (gold, tokin, promoted lance,
+    /// knight and silver), either colour.
+    #[inline(always)]
+    pub fn golds(&self) -> Bitboard {
+        self.golds
+    }
+
+    /// `c`'s king square; a tsume problem may leave the attacker without one.
+    #[inline(always)]
+    pub fn king_square(&self, c: Color) -> Option<Square> {
+        self.king_sq[c.index()]
+    }
+
+    #[inline(always)]
+    fn st(&self) -> &StateInfo {
+        // The stack always holds the root state.
+        &self.states[self.states.len() - 1]
+    }
+
+    /// The Zobrist key of the whole position (board, hands, side to move).
+    #[inline(always)]
+    pub fn key(&self) -> u64 {
+        let st = self.st();
+        st.board_key ^ st.hand_key
+    }
+
+    /// The key of the board and side to move only (hands left out), for
+    /// detecting the same board with different hands.
+    #[inline(always)]
+    pub fn board_key(&self) -> u64 {
+        self.st().board_key
+    }
+
+    /// Pieces giving check to the side to move.
+    #[inline(always)]
+    pub fn checkers(&self) -> Bitboard {
+        self.st().checkers
+    }
+
+    /// Whether the side to move is in check.
+    #[inline(always)]
+    pub fn in_check(&self) -> bool {
+        self.st().checkers.any()
+    }
+
+    /// `c`'s pieces pinned to its own king.
+    #[inline(always)]
+    pub fn pinned(&self, c: Color) -> Bitboard {
+        self.st().blockers[c.index()] & self.by_color[c.index()]
+    }
+
+    /// Pieces of either colour that alone block an enemy slider from `c`'s king.
+    #[inline(always)]
+    pub fn blockers_for_king(&self, c: Color) -> Bitboard {
+        self.st().blockers[c.index()]
+    }
+
+    /// The piece captured by the last move (`Piece::EMPTY` if none).
+    #[inline(always)]
+    pub fn captured_piece(&self) -> Piece {
+        self.st().captured
+    }
+
+    /// The last move played (`Move::NONE` at the start of the record).
+    #[inline(always)]
+    pub fn last_move(&self) -> Move {
+        self.st().last_move
+    }
+
+    /// Move number as in SFEN.
+    #[inline(always)]
+    pub fn game_ply(&self) -> u32 {
+        self.game_ply
+    }
+
+    /// Number of moves made on this object since it was set up.
+    #[inline(always)]
+    pub fn moves_played(&self) -> usize {
+        self.states.len() - 1
+    }
+
+    /// How many pieces of kind `pt` `c` has, on the board and (for hand
+    /// kinds, counting promoted ones as their base kind) in hand.
+    pub fn material_count(&self, c: Color, pt: PieceType) -> u32 {
+        let base = pt.unpromote();
+        let mut n = self.pieces(c, base).count();
+        if base.can_promote() {
+            n += self.pieces(c, base.promote()).count();
+        }
+        if base != PieceType::King {
+            n += self.hands[c.index()].count(base);
+        }
+        n
+    }
+
+    // -- Attacks -----------------------------------------------------------
+
+    /// `c`'s pieces that attack `sq` given the occupancy `occ`.
+    #[inline]
+    pub fn attackers_to(&self, c: Color, sq: Square, occ: Bitboard) -> Bitboard {
+        let them = !c; // attacks *to* sq are attacks *from* sq of the other colour
+        let t = &self.by_type;
+        let hdk =
+            t[PieceType::Horse.index()] | t[PieceType::Dragon.index()] | t[PieceType::King.index()];
+        let bh = t[PieceType::Bishop.index()] | t[PieceType::Horse.index()];
+        let rd = t[PieceType::Rook.index()] | t[PieceType::Dragon.index()];
+        let steps = (bitboard::pawn_attacks(them, sq) & t[PieceType::Pawn.index()])
+            | (bitboard::knight_attacks(them, sq) & t[PieceType::Knight.index()])
+            | (bitboard::silver_attacks(them, sq) & t[PieceType::Silver.index()])
+            | (bitboard::gold_attacks(them, sq) & self.golds)
+            | (bitboard::king_attacks(sq) & hdk);
+        let sliders = (bitboard::lance_attacks(them, sq, occ) & t[PieceType::Lance.index()])
+            | (bitboard::bishop_attacks(sq, occ) & bh)
+            | (bitboard::rook_attacks(sq, occ) & rd);
+        (steps | sliders) & self.by_color[c.index()]
+    }
+
+    /// Whether any piece of `c` attacks `sq` in the current occupancy.
+    #[inline]
+    pub fn is_attacked_by(&self, c: Color, sq: Square) -> bool {
+        self.attackers_to(c, sq, self.occupied()).any()
+    }
+
+    /// Pieces of either colour that alone block a slider of `!c` from the
+    /// square `ksq` (for `c`'s king: its pins and the enemy's discoveries).
+    fn slider_blockers(&self, c: Color, ksq: Square) -> Bitboard {
+        let them = !c;
+        let t = &self.by_type;
+        let snipers = ((bitboard::lance_pseudo_attacks(c, ksq) & t[PieceType::Lance.index()])
+            | (bitboard::bishop_pseudo_attacks(ksq)
+                & (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]))
+            | (bitboard::rook_pseudo_attacks(ksq)
+                & (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()])))
+            & self.by_color[them.index()];
+        let occ = self.occupied();
+        let mut blockers = Bitboard::EMPTY;
+        for s in snipers {
+            let b = bitboard::between(ksq, s) & occ;
+            if b.any() && !b.more_than_one() {
+                blockers |= b;
+            }
+        }
+        blockers
+    }
+
+    // -- Board editing -----------------------------------------------------
+
+    #[inline(always)]
+    fn put_piece(&mut self, sq: Square, pc: Piece) {
+        let pt = pc.kind();
+        let b = Bitboard::from_square(sq);
+        self.board[sq.index()] = pc;
+        self.by_color[pc.color().index()] |= b;
+        self.by_type[pt.index()] |= b;
+        if is_gold_like(pt) {
+            self.golds |= b;
+        }
+        if pt == PieceType::King {
+            self.king_sq[pc.color().index()] = Some(sq);
+        }
+    }
+
+    #[inline(always)]
+    fn remove_piece(&mut self, sq: Square) -> Piece {
+        let pc = self.board[sq.index()];
+        let pt = pc.kind();
+        let b = Bitboard::from_square(sq);
+        self.board[sq.index()] = Piece::EMPTY;
+        self.by_color[pc.color().index()] ^= b;
+        self.by_type[pt.index()] ^= b;
+        if is_gold_like(pt) {
+            self.golds ^= b;
+        }
+        pc
+    }
+
+    /// Recomputes checkers and blockers of the current state from the board.
+    fn update_check_info(&mut self) {
+        let us = self.side_to_move;
+        let checkers = match self.king_sq[us.index()] {
+            Some(k) => self.attackers_to(!us, k, self.occupied()),
+            None => Bitboard::EMPTY,
+        };
+        let mut blockers = [Bitboard::EMPTY; 2];
+        for c in Color::ALL {
+            if let Some(k) = self.king_sq[c.index()] {
+                blockers[c.index()] = self.slider_blockers(c, k);
+            }
+        }
+        let st = self.states.last_mut().expect("root state");
+        st.checkers = checkers;
+        st.blockers = blockers;
+    }
+
+    /// Recomputes the keys of the current state from scratch.
+    fn compute_keys(&self) -> (u64, u64) {
+        let keys = &zobrist::KEYS;
+        let mut board_key = if self.side_to_move == Color::White {
+            zobrist::SIDE
+        } else {
+            0
+        };
+        for sq in self.occupied() {
+            board_key ^= keys.psq[self.board[sq.index()].index()][sq.index()];
+        }
+        let mut hand_key = 0u64;
+        for c in Color::ALL {
+            for pt in PieceType::HAND {
+                let n = self.hands[c.index()].count(pt) as u64;
+                hand_key = hand_key.wrapping_add(keys.hand[c.index()][pt.index()].wrapping_mul(n));
+            }
+        }
+        (board_key, hand_key)
+    }
+
+    /// Sets the root state (keys, checks) after the board was filled in.
+    fn init_state(&mut self) {
+        let (board_key, hand_key) = self.compute_keys();
+        self.states.clear();
+        self.states.push(StateInfo {
+            board_key,
+            hand_key,
+            hand: self.hands[self.side_to_move.index()],
+            ..StateInfo::default()
+        });
+        self.update_check_info();
+    }
+
+    // -- Making moves ------------------------------------------------------
+
+    /// Plays `m`, which must be legal (see `is_legal`).
+    pub fn do_move(&mut self, m: Move) {
+        let keys = &zobrist::KEYS;
+        let us = self.side_to_move;
+        let prev = *self.st();
+        let mut board_key = prev.board_key ^ zobrist::SIDE;
+        let mut hand_key = prev.hand_key;
+        let mut captured = Piece::EMPTY;
+        let to = m.to();
+
+        if m.is_drop() {
+            let pt = m.dropped();
+            let pc = Piece::new(us, pt);
+            self.hands[us.index()].remove(pt);
+            hand_key = hand_key.wrapping_sub(keys.hand[us.index()][pt.index()]);
+            self.put_piece(to, pc);
+            board_key ^= keys.psq[pc.index()][to.index()];
+        } else {
+            let from = m.from();
+            let pc = self.remove_piece(from);
+            board_key ^= keys.psq[pc.index()][from.index()];
+            if !self.board[to.index()].is_empty() {
+                captured = self.remove_piece(to);
+                board_key ^= keys.psq[captured.index()][to.index()];
+                let base = captured.kind().unpromote();
+                self.hands[us.index()].add(base);
+                hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
+            }
+            let moved = if m.is_promotion() {
+                Piece::new(us, pc.kind().promote())
+            } else {
+                pc
+            };
+            self.put_piece(to, moved);
+            board_key ^= keys.psq[moved.index()][to.index()];
+        }
+
+        self.side_to_move = !us;
+        self.game_ply += 1;
+        self.states.push(StateInfo {
+            board_key,
+            hand_key,
+            hand: self.hands[(!us).index()],
+            captured,
+            last_move: m,
+            checkers: Bitboard::EMPTY,
+            blockers: [Bitboard::EMPTY; 2],
+            continuous_check: prev.continuous_check,
+            plies_from_null: prev.plies_from_null + 1,
+        });
+        self.update_check_info();
+        let st = self.states.last_mut().expect("state just pushed");
+        st.continuous_check[us.index()] = if st.checkers.any() {
+            prev.continuous_check[us.index()] + 2
+        } else {
+            0
+        };
+    }
+
+    /// Takes back `m`, which must be the last move played.
+    pub fn undo_move(&mut self, m: Move) {
+        let st = self.states.pop().expect("a move to undo");
+        debug_assert_eq!(st.last_move, m);
+        let us = !self.side_to_move;
+        self.side_to_move = us;
+        self.game_ply -= 1;
+        let to = m.to();
+        if m.is_drop() {
+            let pc = self.remove_piece(to);
+            self.hands[us.index()].add(pc.kind());
+        } else {
+            let moved = self.remove_piece(to);
+            let original = if m.is_promotion() {
+                Piece::new(us, moved.kind().unpromote())
+            } else {
+                moved
+            };
+            self.put_piece(m.from(), original);
+            if !st.captured.is_empty() {
+                self.put_piece(to, st.captured);
+                self.hands[us.index()].remove(st.captured.kind().unpromote());
+            }
+        }
+    }
+
+    /// Passes the move to the other side (null-move pruning). Only when not
+    /// in check.
+    pub fn do_null_move(&mut self) {
+        debug_assert!(!self.in_check());
+        let prev = *self.st();
+        self.side_to_move = !self.side_to_move;
+        self.states.push(StateInfo {
+            board_key: prev.board_key ^ zobrist::SIDE,
+            hand: self.hands[self.side_to_move.index()],
+            captured: Piece::EMPTY,
+            last_move: Move::NULL,
+            checkers: Bitboard::EMPTY,
+            plies_from_null: 0,
+            ..prev
+        });
+    }
+
+    /// Takes back a null move.
+    pub fn undo_null_move(&mut self) {
+        self.states.pop();
+        self.side_to_move = !self.side_to_move;
+    }
+
+    /// The key the position would have after `m` (for prefetching and for
+    /// the mate solver); cheaper than `do_move`.
+    pub fn key_after(&self, m: Move) -> u64 {
+        let keys = &zobrist::KEYS;
+        let us = self.side_to_move;
+        let st = self.st();
+        let mut board_key = st.board_key ^ zobrist::SIDE;
+        let mut hand_key = st.hand_key;
+        let to = m.to();
+        if m.is_drop() {
+            let pt = m.dropped();
+            hand_key = hand_key.wrapping_sub(keys.hand[us.index()][pt.index()]);
+            board_key ^= keys.psq[Piece::new(us, pt).index()][to.index()];
+        } else {
+            let pc = self.board[m.from().index()];
+            board_key ^= keys.psq[pc.index()][m.from().index()];
+            let cap = self.board[to.index()];
+            if !cap.is_empty() {
+                board_key ^= keys.psq[cap.index()][to.index()];
+                let base = cap.kind().unpromote();
+                hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
+            }
+            let moved = if m.is_promotion() {
+                Piece::new(us, pc.kind().promote())
+            } else {
+                pc
+            };
+            board_key ^= keys.psq[moved.index()][to.index()];
+        }
+        board_key ^ hand_key
+    }
+
+    // -- Move properties ---------------------------------------------------
+
+    /// The piece a board move moves, or the dropped piece of a drop.
+    #[inline(always)]
+    pub fn moved_piece(&self, m: Move) -> Piece {
+        if m.is_drop() {
+            Piece::new(self.side_to_move, m.dropped())
+        } else {
+            self.board[m.from().index()]
+        }
+    }
+
+    /// Whether `m` captures a piece.
+    #[inline(always)]
+    pub fn is_capture(&self, m: Move) -> bool {
+        !m.is_drop() && !self.board[m.to().index()].is_empty()
+    }
+
+    /// Whether the pseudo-legal move `m` checks the opponent's king.
+    pub fn gives_check(&self, m: Move) -> bool {
+        let us = self.side_to_move;
+        let Some(ksq) = self.king_sq[(!us).index()] else {
+            return false;
+        };
+        let to = m.to();
+        if m.is_drop() {
+            return bitboard::attacks(us, m.dropped(), to, self.occupied()).contains(ksq);
+        }
+        let from = m.from();
+        let pt = self.board[from.index()].kind();
+        let pt = if m.is_promotion() { pt.promote() } else { pt };
+        let occ = self.occupied().without(from).with(to);
+        if bitboard::attacks(us, pt, to, occ).contains(ksq) {
+            return true;
+        }
+        self.st().blockers[(!us).index()].contains(from) && !bitboard::same_ray(ksq, from, to)
+    }
+
+    /// Whether `m`, which the move generator produced (or which passed
+    /// `is_pseudo_legal`), is legal: the king is not left in check and a
+    /// pawn drop does not give mate.
+    #[inline]
+    pub fn is_legal(&self, m: Move) -> bool {
+        let us = self.side_to_move;
+        if m.is_drop() {
+            return m.dropped() != PieceType::Pawn || !self.is_pawn_drop_mate(m.to());
+        }
+        let Some(ksq) = self.king_sq[us.index()] else {
+            return true;
+        };
+        let from = m.from();
+        if from == ksq {
+            let occ = self.occupied().without(from);
+            return self.attackers_to(!us, m.to(), occ).is_empty();
+        }
+        !self.pinned(us).contains(from) || bitboard::same_ray(ksq, from, m.to())
+    }
+
+    /// Whether dropping a pawn on `to` would mate the opponent (which the
+    /// rules forbid). Cheap unless the drop gives check.
+    pub fn is_pawn_drop_mate(&self, to: Square) -> bool {
+        let us = self.side_to_move;
+        let them = !us;
+        let Some(ksq) = self.king_sq[them.index()] else {
+            return false;
+        };
+        if !bitboard::pawn_attacks(us, to).contains(ksq) {
+            return false; // no check, so no mate
+        }
+        // 1. The king takes the pawn unless we defend it.
+        // A slider behind the king would see through its old square.
+        if self
+            .attackers_to(us, to, self.occupied().without(ksq))
+            .is_empty()
+        {
+            return false;
+        }
+        // 2. Another defender takes it (the king excluded; pinned pieces only
+        //    along their pin line, which a capture next to the king rarely is).
+        let pinned = self.pinned(them);
+        let mut takers = self.attackers_to(them, to, self.occupied()).without(ksq);
+        while takers.any() {
+            let from = takers.pop();
+            if !pinned.contains(from) || bitboard::same_ray(ksq, from, to) {
+                return false;
+            }
+        }
+        // 3. The king steps to a square we do not attack once the pawn stands.
+        let occ = self.occupied().with(to).without(ksq);
+        let escapes = bitboard::king_attacks(ksq)
+            .and_not(self.by_color[them.index()])
+            .without(to);
+        for sq in escapes {
+            if self.attackers_to(us, sq, occ).is_empty() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether `m` (any 16-bit value, e.g. from the hash table or a killer
+    /// slot) is a pseudo-legal move here: a move `generate` could produce.
+    /// Follow with `is_legal`.
+    pub fn is_pseudo_legal(&self, m: Move) -> bool {
+        let us = self.side_to_move;
+        let to = m.to();
+        if to.index() >= 81 || !m.is_some() {
+            return false;
+        }
+        let target_pc = self.board[to.index()];
+        let checkers = self.checkers();
+        if m.is_drop() {
+            let raw = (m.raw() >> 7) & 0x7f;
+            let Some(pt) = PieceType::from_index(raw as u8) else {
+                return false;
+            };
+            if m.is_promotion()
+                || pt == PieceType::King
+                || pt.is_promoted()
+                || !self.hands[us.index()].has(pt)
+                || !target_pc.is_empty()
+                || bitboard::dead_squares(us, pt).contains(to)
+            {
+                return false;
+            }
+            if pt == PieceType::Pawn
+                && (self.pieces(us, PieceType::Pawn) & bitboard::file_mask(to.file())).any()
+            {
+                return false;
+            }
+            if checkers.any() {
+                let ksq = self.king_sq[us.index()].expect("in check means a king");
+                if checkers.more_than_one() || !bitboard::between(ksq, checkers.lsb()).contains(to)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        let from = m.from();
+        if from.index() >= 81 {
+            return false;
+        }
+        let pc = self.board[from.index()];
+        if pc.is_empty() || pc.color() != us {
+            return false;
+        }
+        if !target_pc.is_empty() && target_pc.color() == us {
+            return false;
+        }
+        let pt = pc.kind();
+        if !bitboard::attacks(us, pt, from, self.occupied()).contains(to) {
+            return false;
+        }
+        if m.is_promotion() {
+            if !pt.can_promote() || !(from.in_promotion_zone(us) || to.in_promotion_zone(us)) {
+                return false;
+            }
+        } else if bitboard::dead_squares(us, pt).contains(to) {
+            return false;
+        }
+        if checkers.any() && pt != PieceType::King {
+            let ksq = self.king_sq[us.index()].expect("in check means a king");
+            if checkers.more_than_one() {
+                return false;
+            }
+            let checker = checkers.lsb();
+            if to != checker && !bitboard::between(ksq, checker).contains(to) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Parses a USI move and checks it is legal here.
+    pub fn parse_usi_move(&self, s: &str) -> Option<Move> {
+        let m = parse_usi_move_text(s)?;
+        (self.is_pseudo_legal(m) && self.is_legal(m)).then_some(m)
+    }
+}
+
+/// Parses the text of a USI move (`7g7f`, `8h2b+`, `P*5e`) without checking
+/// it against a position.
+pub fn parse_usi_move_text(s: &str) -> Option<Move> {
+    let b = s.as_bytes();
+    match b {
+        [p, b'*', f, r] => {
+            let pt = PieceType::from_letter(*p)?;
+            if pt == PieceType::King {
+                return None;
+            }
+            let to = std::str::from_utf8(&[*f, *r]).ok()?.parse().ok()?;
+            Some(Move::drop(pt, to))
+        }
+        [f1, r1, f2, r2, rest @ ..] => {
+            let promote = match rest {
+                [] => false,
+                [b'+'] => true,
+                _ => return None,
+            };
+            let from: Square = std::str::from_utf8(&[*f1, *r1]).ok()?.parse().ok()?;
+            let to: Square = std::str::from_utf8(&[*f2, *r2]).ok()?.parse().ok()?;
+            if from == to {
+                return None;
+            }
+            Some(Move::normal(from, to, promote))
+        }
+        _ => None,
+    }
+}
+
+#[inline(always)]
+fn is_gold_like(pt: PieceType) -> bool {
+    matches!(
+        pt,
+        PieceType::Gold
+            | PieceType::ProPawn
+            | PieceType::ProLance
+            | PieceType::ProKnight
+            | PieceType::ProSilver
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn do_undo_restores_key_and_board() {
+        let mut pos = Position::startpos();
+        let key = pos.key();
+        let sfen = pos.to_sfen();
+        let moves = ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"];
+        let mut played = Vec::new();
+        for m in moves {
+            let mv = pos.parse_usi_move(m).unwrap_or_else(|| panic!("{m} legal"));
+            pos.do_move(mv);
+            played.push(mv);
+            assert_eq!(
+                pos.key(),
+                pos.compute_keys().0 ^ pos.compute_keys().1,
+                "after {m}"
+            );
+        }
+        for mv in played.into_iter().rev() {
+            pos.undo_move(mv);
+        }
+        assert_eq!(pos.key(), key);
+        assert_eq!(pos.to_sfen(), sfen);
+    }
+
+    #[test]
+    fn key_after_matches_do_move() {
+        let mut pos = Position::startpos();
+        for m in ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"] {
+            let mv = pos.parse_usi_move(m).unwrap();
+            let predicted = pos.key_after(mv);
+            pos.do_move(mv);
+            assert_eq!(pos.key(), predicted);
+        }
+    }
+
+    #[test]
+    fn usi_move_text() {
+        assert_eq!(parse_usi_move_text("7g7f").unwrap().to_string(), "7g7f");
+        assert_eq!(parse_usi_move_text("P*5e").unwrap().to_string(), "P*5e");
+        assert!(parse_usi_move_text("K*5e").is_none());
+        assert!(parse_usi_move_text("7g7g").is_none());
+        assert!(parse_usi_move_text("7g7f=").is_none());
+        assert!(parse_usi_move_text("").is_none());
+    }
+
+    #[test]
+    fn gives_check_direct_and_discovered() {
+        // Black lance on 5i behind a black silver on 5f, white king on 5a.
+        let pos = Position::from_sfen("4k4/9/9/9/9/4S4/9/9/4L3K b - 1").unwrap();
+        let discover = pos.parse_usi_move("5f4e").unwrap();
+        assert!(pos.gives_check(discover));
+        let stay = pos.parse_usi_move("5f5e").unwrap();
+        assert!(!pos.gives_check(stay));
+        let pos = Position::from_sfen("4k4/9/9/9/9/9/9/9/8K b G 1").unwrap();
+        assert!(pos.gives_check(Move::drop(PieceType::Gold, "5b".parse().unwrap())));
+        assert!(!pos.gives_check(Move::drop(PieceType::Gold, "5c".parse().unwrap())));
+    }
+}

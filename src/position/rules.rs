@@ -1,0 +1,207 @@
+//! Rules that look beyond the board: repetition (sennichite), perpetual
+//! check, superior/inferior recurrences, and the entering-king declaration.
+
+use super::Position;
+use crate::bitboard;
+use crate::types::{Color, PieceType};
+
+/// What the history says about the current position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repetition {
+    /// No earlier occurrence that matters.
+    None,
+    /// Sennichite: a draw.
+    Draw,
+    /// The opponent gave check with every move of the cycle: the side to
+    /// move wins.
+    Win,
+    /// The side to move gave check with every move of the cycle: it loses.
+    Loss,
+    /// The same board recurred and the side to move now holds strictly more
+    /// in hand: the cycle gained it material.
+    Superior,
+    /// The same board recurred and the side to move holds strictly less.
+    Inferior,
+}
+
+/// Which entering-king (nyugyoku) declaration rule is in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum EnteringKingRule {
+    /// No declaration.
+    None,
+    /// The CSA 27-point rule: 28 points for Black, 27 for White.
+    #[default]
+    Csa27,
+    /// The 24-point rule: 31 points wins (24–30 would be a draw).
+    Csa24,
+}
+
+impl Position {
+    /// Classifies the current position against its history.
+    ///
+    /// `search_ply` is how many of the latest moves were made by a search:
+    /// an earlier occurrence inside that window counts at once (the search
+    /// treats the first recurrence as the cycle it will become); one that
+    /// reaches back into the game record needs the rule's fourth occurrence.
+    /// Perpetual check wins or loses in either case.
+    pub fn repetition(&self, search_ply: usize) -> Repetition {
+        let n = self.states.len();
+        let st = &self.states[n - 1];
+        let us = self.side_to_move;
+        let limit = (st.plies_from_null as usize).min(n - 1);
+        let mut occurrences = 0;
+        let mut i = 4;
+        while i <= limit {
+            let prev = &self.states[n - 1 - i];
+            if prev.board_key == st.board_key {
+                if prev.hand == st.hand {
+                    occurrences += 1;
+                    if i <= search_ply || occurrences == 3 {
+                        if i <= st.continuous_check[(!us).index()] as usize {
+                            return Repetition::Win;
+                        }
+                        if i <= st.continuous_check[us.index()] as usize {
+                            return Repetition::Loss;
+                        }
+                        return Repetition::Draw;
+                    }
+                } else if st.hand.is_superset_of(prev.hand) {
+                    return Repetition::Superior;
+                } else if prev.hand.is_superset_of(st.hand) {
+                    return Repetition::Inferior;
+                }
+            }
+            i += 2;
+        }
+        Repetition::None
+    }
+
+    /// Points and piece count of `c`'s declaration: (pieces in the enemy
+    /// camp besides the king, points counting the hand).
+    pub fn declaration_points(&self, c: Color) -> (u32, u32) {
+        let camp = bitboard::promotion_zone(c) & self.pieces_of(c);
+        let big = self.pieces_of_type(PieceType::Bishop)
+            | self.pieces_of_type(PieceType::Rook)
+            | self.pieces_of_type(PieceType::Horse)
+            | self.pieces_of_type(PieceType::Dragon);
+        let mut in_camp = camp;
+        if let Some(k) = self.king_square(c) {
+            in_camp = in_camp.without(k);
+        }
+        let count = in_camp.count();
+        let big_in_camp = (in_camp & big).count();
+        let hand = self.hand(c);
+        let hand_big = hand.count(PieceType::Bishop) + hand.count(PieceType::Rook);
+        let hand_small = hand.total() - hand_big;
+        let points = 5 * big_in_camp + (count - big_in_camp) + 5 * hand_big + hand_small;
+        (count, points)
+    }
+
+    /// Whether the side to move may declare a win by entering king under
+    /// `rule`: king in the enemy camp, not in check, ten or more other
+    /// pieces there, and enough points (rook/bishop kinds 5, others 1,
+    /// pieces in hand included).
+    pub fn can_declare_win(&self, rule: EnteringKingRule) -> bool {
+        let us = self.side_to_move;
+        let needed = match rule {
+            EnteringKingRule::None => return false,
+            EnteringKingRule::Csa27 => match us {
+                Color::Black => 28,
+                Color::White => 27,
+            },
+            EnteringKingRule::Csa24 => 31,
+        };
+        let Some(ksq) = self.king_square(us) else {
+            return false;
+        };
+        if !ksq.in_promotion_zone(us) || self.in_check() {
+            return false;
+        }
+        let (count, points) = self.declaration_points(us);
+        count >= 10 && points >= needed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Move;
+
+    fn play(pos: &mut Position, moves: &[&str]) {
+        for m in moves {
+            let mv = pos
+                .parse_usi_move(m)
+                .unwrap_or_else(|| panic!("{m} should be legal"));
+            pos.do_move(mv);
+        }
+    }
+
+    #[test]
+    fn fourfold_repetition_is_a_draw() {
+        let mut pos = Position::startpos();
+        let cycle = ["5i5h", "5a5b", "5h5i", "5b5a"];
+        for round in 0..3 {
+            play(&mut pos, &cycle);
+            // The game record needs the fourth occurrence…
+            let expect = if round < 2 {
+                Repetition::None
+            } else {
+                Repetition::Draw
+            };
+            assert_eq!(pos.repetition(0), expect, "round {round}");
+        }
+        // …while a search counts the first recurrence.
+        let mut pos = Position::startpos();
+        play(&mut pos, &cycle);
+        assert_eq!(pos.repetition(4), Repetition::Draw);
+    }
+
+    #[test]
+    fn perpetual_check_loses_for_the_checker() {
+        // The black rook checks on files 9 and 8 while the king shuttles.
+        let mut pos = Position::from_sfen("k8/9/9/9/9/9/9/9/1R6K b - 1").unwrap();
+        for m in ["8i9i", "9a8a", "9i8i", "8a9a"] {
+            let mv = pos.parse_usi_move(m).unwrap();
+            if pos.side_to_move() == Color::Black {
+                assert!(pos.gives_check(mv), "{m} checks");
+            }
+            pos.do_move(mv);
+        }
+        // Black, the checker, is to move in the repeated position: it loses.
+        assert_eq!(pos.repetition(4), Repetition::Loss);
+        play(&mut pos, &["8i9i"]);
+        // White to move after Black's check: White wins.
+        assert_eq!(pos.repetition(4), Repetition::Win);
+    }
+
+    #[test]
+    fn superior_and_inferior_hands() {
+        // White drops a pawn, Black takes it and both return: same board,
+        // White's pawn is gone from its hand.
+        let mut pos = Position::from_sfen("4k4/9/9/9/9/9/9/9/K4R3 w p 1").unwrap();
+        let drop = Move::drop(PieceType::Pawn, "4e".parse().unwrap());
+        pos.do_move(drop);
+        play(&mut pos, &["4i4e", "5a5b", "4e4h", "5b5a", "4h4i"]);
+        assert_eq!(pos.repetition(6), Repetition::Inferior);
+        play(&mut pos, &["5a5b", "9i9h", "5b5a", "9h9i"]);
+        // White to move in the position of four plies ago.
+        assert_eq!(pos.repetition(10), Repetition::Draw);
+    }
+
+    #[test]
+    fn declaration_27_points() {
+        // Black king on 5b with a crowd of pieces in White's camp.
+        let sfen = "+R+B+P+P+P+P+P+P+P/1+P+P+PK4/9/9/9/9/9/9/4k4 b RBGGGGSSSS 1";
+        let pos = Position::from_sfen(sfen).unwrap();
+        assert_eq!(pos.declaration_points(Color::Black), (12, 38));
+        assert!(pos.can_declare_win(EnteringKingRule::Csa27));
+        assert!(pos.can_declare_win(EnteringKingRule::Csa24));
+        assert!(!pos.can_declare_win(EnteringKingRule::None));
+        // Without the hand: 20 points, short of 28.
+        let short = "+R+B+P+P+P+P+P+P+P/1+P+P+PK4/9/9/9/9/9/9/4k4 b - 1";
+        let pos = Position::from_sfen(short).unwrap();
+        assert!(!pos.can_declare_win(EnteringKingRule::Csa27));
+        let pos = Position::startpos();
+        assert!(!pos.can_declare_win(EnteringKingRule::Csa27));
+    }
+}
