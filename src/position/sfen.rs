@@ -363,16 +363,12 @@ impl fmt::Display for Position {
             write!(f, "|")?;
             for file in (0..9).rev() {
                 let pc = self.board[Square::from_file_rank(file, rank).index()];
-                let t = pc.sfen();
-                write!(
-                    f,
-                    "{:>3}",
-                    if t.is_empty() {
-                        " . ".trim().to_string()
-                    } else {
-                        t
-                    }
-                )?;
+                let t = if pc.is_empty() {
+                    ".".to_string()
+                } else {
+                    pc.sfen()
+                };
+                write!(f, "{t:>3}")?;
             }
             writeln!(f, "| {}", (b'a' + rank) as char)?;
         }
