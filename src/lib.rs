@@ -4,9 +4,12 @@
 //! `movegen`, `eval`. The rules core (`types`, `bitboard`, `position`,
 //! `movegen`) knows nothing of search or protocol.
 
+pub mod bench;
 pub mod bitboard;
+pub mod eval;
 pub mod movegen;
 pub mod perft;
 pub mod position;
+pub mod search;
 pub mod types;
 pub mod usi;

@@ -26,6 +26,22 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Search the bench positions to a fixed depth: node signature and speed.
+    Bench {
+        /// Depth of every search.
+        #[arg(long, default_value_t = ryuo::bench::DEFAULT_DEPTH)]
+        depth: i32,
+        /// Hash table size in MiB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Also switch each pruning/ordering technique off in turn and print
+        /// node and time ratios.
+        #[arg(long)]
+        ablate: bool,
+    },
 }
 
 fn main() {
@@ -35,6 +51,20 @@ fn main() {
             let stdin = io::stdin();
             let mut stdout = io::stdout();
             Engine::new().run(stdin.lock(), &mut stdout);
+        }
+        Some(Command::Bench {
+            depth,
+            hash,
+            threads: _,
+            ablate,
+        }) => {
+            let mut out = io::stdout();
+            if ablate {
+                ryuo::bench::ablate(depth, hash, &mut out);
+            } else {
+                let totals = ryuo::bench::run(depth, hash, Default::default(), true, &mut out);
+                ryuo::bench::print_totals(&totals, &mut out);
+            }
         }
         Some(Command::Perft {
             depth,

@@ -1,0 +1,143 @@
+//! `ryuo bench`: a fixed list of positions (`bench.sfen`) searched to a
+//! fixed depth from a cleared table. The node total is deterministic for a
+//! build and serves as the search's signature (`Bench: N` in commit
+//! messages); nodes/s measures speed. `--ablate` switches each pruning and
+//! ordering technique off in turn and prints the node and time ratios
+//! against the full search (the method of SEARCH_NOTES, 002).
+
+use crate::position::Position;
+use crate::search::{Features, Limits, SearchOptions, Searcher, Silent};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+/// Depth searched when none is given (about 10–20 s in a release build).
+pub const DEFAULT_DEPTH: i32 = 12;
+
+/// The bench positions, in file order.
+pub fn positions() -> Vec<&'static str> {
+    include_str!("bench.sfen")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
+
+/// Totals of one bench run.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchTotals {
+    /// Nodes over all positions.
+    pub nodes: u64,
+    /// Search time over all positions.
+    pub time: Duration,
+}
+
+/// Searches every bench position to `depth`, printing a line each when
+/// `verbose`, and returns the totals.
+pub fn run(
+    depth: i32,
+    hash_mib: usize,
+    features: Features,
+    verbose: bool,
+    out: &mut impl Write,
+) -> BenchTotals {
+    let list = positions();
+    let options = SearchOptions {
+        features,
+        ..SearchOptions::default()
+    };
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let mut searcher = Searcher::new(hash_mib);
+    let mut totals = BenchTotals {
+        nodes: 0,
+        time: Duration::ZERO,
+    };
+    for (i, sfen) in list.iter().enumerate() {
+        let pos = Position::from_sfen(sfen).expect("bench positions are valid");
+        searcher.clear();
+        let control = crate::search::Control::new(false);
+        let start = Instant::now();
+        let result = searcher.search(&pos, &limits, &options, &control, &mut Silent);
+        let elapsed = start.elapsed();
+        totals.nodes += result.nodes;
+        totals.time += elapsed;
+        if verbose {
+            let best = if result.declare_win {
+                "win".to_string()
+            } else {
+                result.best.map_or("resign".to_string(), |m| m.to_string())
+            };
+            let _ = writeln!(
+                out,
+                "{:>2}/{} depth {:>2} nodes {:>10} time {:>6} ms score {:>6} bestmove {}",
+                i + 1,
+                list.len(),
+                result.depth,
+                result.nodes,
+                elapsed.as_millis(),
+                result.score,
+                best
+            );
+        }
+    }
+    totals
+}
+
+/// Prints the summary lines of a run.
+pub fn print_totals(t: &BenchTotals, out: &mut impl Write) {
+    let secs = t.time.as_secs_f64().max(1e-9);
+    let _ = writeln!(out, "Total time (ms): {}", t.time.as_millis());
+    let _ = writeln!(out, "Total nodes: {}", t.nodes);
+    let _ = writeln!(out, "Nodes/second: {:.0}", t.nodes as f64 / secs);
+}
+
+/// Runs the bench with everything on, then with each technique off alone,
+/// and prints the table: node ratio and time ratio against the full search.
+pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
+    let base = run(depth, hash_mib, Features::default(), false, out);
+    let _ = writeln!(
+        out,
+        "Ablation at depth {depth}, {} positions",
+        positions().len()
+    );
+    let _ = writeln!(
+        out,
+        "| switched off | nodes | node ratio | time (ms) | time ratio |"
+    );
+    let _ = writeln!(out, "| --- | ---: | ---: | ---: | ---: |");
+    let _ = writeln!(
+        out,
+        "| (nothing: baseline) | {} | 1.00 | {} | 1.00 |",
+        base.nodes,
+        base.time.as_millis()
+    );
+    let _ = out.flush();
+    for (name, switch_off) in Features::ABLATIONS {
+        let mut f = Features::default();
+        switch_off(&mut f);
+        let t = run(depth, hash_mib, f, false, out);
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {:.2} | {} | {:.2} |",
+            t.nodes,
+            t.nodes as f64 / base.nodes as f64,
+            t.time.as_millis(),
+            t.time.as_secs_f64() / base.time.as_secs_f64().max(1e-9)
+        );
+        let _ = out.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bench_positions_are_valid() {
+        let list = super::positions();
+        assert!(list.len() >= 20 && list.len() <= 40, "{}", list.len());
+        for sfen in list {
+            crate::position::Position::from_sfen(sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"));
+        }
+    }
+}

@@ -1,0 +1,585 @@
+//! The negamax alpha-beta searcher and its quiescence search. The steps of
+//! `search` are numbered; each pruning rule stands in one place with its
+//! conditions spelled out (SEARCH_NOTES.md gives their origin).
+
+use super::movepick::MovePicker;
+use super::params::*;
+use super::see::see_ge;
+use super::tt::{value_from_tt, value_to_tt, Bound};
+use super::{SearchContext, ThreadData};
+use crate::bitboard;
+use crate::eval::{capture_value, evaluate};
+use crate::position::Repetition;
+use crate::types::{Move, Value};
+use arrayvec::ArrayVec;
+
+/// Score of being mated at `ply`.
+#[inline]
+pub fn mated_in(ply: usize) -> Value {
+    -MATE + ply as Value
+}
+
+/// Score of mating at `ply`.
+#[inline]
+pub fn mate_in(ply: usize) -> Value {
+    MATE - ply as Value
+}
+
+/// Looks at the clock and the limits every `NODES_BETWEEN_CHECKS` nodes.
+#[inline]
+fn check_limits(td: &mut ThreadData, ctx: &SearchContext) {
+    if !td.nodes.is_multiple_of(NODES_BETWEEN_CHECKS) {
+        return;
+    }
+    if ctx.control.is_stopped() {
+        td.stopped = true;
+        return;
+    }
+    if ctx.limits.nodes.is_some_and(|n| td.nodes >= n) {
+        td.stopped = true;
+        return;
+    }
+    if let Some(budget) = ctx.limits.time {
+        // Depth 1 always completes, so there is a move to play.
+        if td.root_depth > 1
+            && !ctx.control.is_pondering()
+            && ctx.control.elapsed() >= budget.maximum
+        {
+            td.stopped = true;
+        }
+    }
+}
+
+/// The value of a repetition for the side to move at this node.
+fn repetition_value(ctx: &SearchContext, r: Repetition, ply: usize) -> Value {
+    match r {
+        // DrawValue is for the side that started the search.
+        Repetition::Draw | Repetition::None if ply.is_multiple_of(2) => ctx.options.draw_value,
+        Repetition::Draw | Repetition::None => -ctx.options.draw_value,
+        Repetition::Win => mate_in(ply),
+        Repetition::Loss => mated_in(ply),
+        Repetition::Superior => SUPERIOR_VALUE,
+        Repetition::Inferior => -SUPERIOR_VALUE,
+    }
+}
+
+fn update_pv(td: &mut ThreadData, ply: usize, m: Move) {
+    let child_len = td.pv_len[ply + 1].max(ply + 1);
+    td.pv[ply][ply] = m;
+    for i in ply + 1..child_len {
+        td.pv[ply][i] = td.pv[ply + 1][i];
+    }
+    td.pv_len[ply] = child_len;
+}
+
+/// Negamax alpha-beta search of the position in `td.pos` to `depth` plies.
+/// `PV`: the node lies on the principal variation (full window).
+/// `cut_node`: a null-window node expected to fail high.
+pub(crate) fn search<const PV: bool>(
+    td: &mut ThreadData,
+    ctx: &SearchContext,
+    ply: usize,
+    mut alpha: Value,
+    mut beta: Value,
+    mut depth: i32,
+    cut_node: bool,
+) -> Value {
+    let root = ply == 0;
+    let features = &ctx.options.features;
+
+    // Step 1. Quiescence at the horizon.
+    if depth <= 0 {
+        return qsearch::<PV>(td, ctx, ply, alpha, beta);
+    }
+    td.pv_len[ply] = ply;
+    td.nodes += 1;
+    check_limits(td, ctx);
+    if td.stopped {
+        return 0;
+    }
+    if PV && ply as i32 + 1 > td.seldepth {
+        td.seldepth = ply as i32 + 1;
+    }
+    let in_check = td.pos.in_check();
+
+    if !root {
+        // Step 2. Game rules: repetition, declaration, the ply limit.
+        let rep = td.pos.repetition(ply);
+        if rep != Repetition::None {
+            return repetition_value(ctx, rep, ply);
+        }
+        if td.pos.can_declare_win(ctx.options.entering_king_rule) {
+            return mate_in(ply + 1);
+        }
+        if ply >= MAX_PLY - 2 {
+            return if in_check { 0 } else { evaluate(&td.pos) };
+        }
+        // Step 3. Mate-distance pruning: no line from here beats a mate
+        // already found closer to the root.
+        if features.mate_distance_pruning {
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+    }
+
+    // Step 4. Transposition table.
+    let key = td.pos.key();
+    let tt_hit = ctx.tt.probe(key);
+    let tt_move = if root {
+        td.root_moves[td.pv_index].mv
+    } else {
+        tt_hit.map_or(Move::NONE, |h| h.mv)
+    };
+    let tt_value = tt_hit.map(|h| value_from_tt(h.value, ply));
+    if !PV {
+        if let (Some(h), Some(v)) = (tt_hit, tt_value) {
+            let fits = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => v >= beta,
+                Bound::Upper => v <= alpha,
+                Bound::None => false,
+            };
+            if h.depth >= depth && fits {
+                return v;
+            }
+        }
+    }
+
+    // Step 5. Static evaluation.
+    td.stack[ply].in_check = in_check;
+    td.stack[ply + 2].killers = Default::default();
+    let static_eval = if in_check {
+        -INFINITE
+    } else if let Some(h) = tt_hit {
+        h.eval
+    } else {
+        evaluate(&td.pos)
+    };
+    td.stack[ply].static_eval = static_eval;
+    // Improving: better than two plies ago (same side to move).
+    let improving = !in_check
+        && ply >= 2
+        && td.stack[ply - 2].static_eval != -INFINITE
+        && static_eval > td.stack[ply - 2].static_eval;
+    let mut eval = static_eval;
+    if let (Some(h), Some(v)) = (tt_hit, tt_value) {
+        if !in_check
+            && (h.bound == Bound::Exact
+                || (h.bound == Bound::Lower && v > eval)
+                || (h.bound == Bound::Upper && v < eval))
+        {
+            eval = v;
+        }
+    }
+
+    if !PV && !in_check {
+        // Step 6. Reverse futility: far above beta with little depth left,
+        // assume a quiet move keeps it there.
+        if features.reverse_futility
+            && depth <= RFP_MAX_DEPTH
+            && eval - RFP_MARGIN * (depth - improving as i32) >= beta
+            && eval.abs() < MATE_IN_MAX_PLY
+        {
+            return eval;
+        }
+
+        // Step 7. Null move: even passing keeps us above beta.
+        if features.null_move
+            && !td.stack[ply].null_move_disabled
+            && depth >= NMP_MIN_DEPTH
+            && eval >= beta
+            && static_eval >= beta
+            && beta.abs() < MATE_IN_MAX_PLY
+            && td.pos.last_move() != Move::NULL
+        {
+            let r = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+            td.stack[ply].current_move = Move::NULL;
+            td.pos.do_null_move();
+            td.stack[ply + 1].null_move_disabled = false;
+            let v = -search::<false>(td, ctx, ply + 1, -beta, -beta + 1, depth - r, !cut_node);
+            td.pos.undo_null_move();
+            if td.stopped {
+                return 0;
+            }
+            if v >= beta {
+                let v = if v >= MATE_IN_MAX_PLY { beta } else { v };
+                if depth < NMP_VERIFY_DEPTH {
+                    return v;
+                }
+                // Verification at high depth, null moves off below.
+                td.stack[ply].null_move_disabled = true;
+                let verified = search::<false>(td, ctx, ply, beta - 1, beta, depth - r, false);
+                td.stack[ply].null_move_disabled = false;
+                if verified >= beta {
+                    return v;
+                }
+            }
+        }
+    }
+
+    // Step 8. Internal iterative reduction: without a hash move, this node
+    // was not searched before; search it shallower first.
+    if features.iir && (PV || cut_node) && depth >= IIR_MIN_DEPTH && tt_move == Move::NONE {
+        depth -= 1;
+    }
+
+    // Step 9. The moves.
+    let us = td.pos.side_to_move();
+    let them_king = td.pos.king_square(!us);
+    let killer_slots = features.killers as usize;
+    let mut picker = MovePicker::new(
+        &td.pos,
+        tt_move,
+        td.stack[ply].killers,
+        killer_slots,
+        features.history,
+    );
+    let mut best_value = -INFINITE;
+    let mut best_move = Move::NONE;
+    let mut move_count = 0usize;
+    let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+
+    while let Some(m) = picker.next(&td.pos, &td.history) {
+        if root && !td.root_moves[td.pv_index..].iter().any(|rm| rm.mv == m) {
+            continue;
+        }
+        if !td.pos.is_legal(m) {
+            continue;
+        }
+        move_count += 1;
+        let capture = td.pos.is_capture(m);
+        let promotion = m.is_promotion();
+        let quiet = !capture && !promotion;
+        let gives_check = td.pos.gives_check(m);
+        let is_killer = td.stack[ply].killers.contains(m, killer_slots);
+        let mut new_depth = depth - 1;
+
+        // Step 10. Pruning at shallow depth (never at the root, never once
+        // a mate is the only hope).
+        if !root && best_value > -MATE_IN_MAX_PLY {
+            // Move-count pruning (000/001): late quiet, non-checking moves at
+            // non-PV nodes not in check. Drops near the enemy king may set
+            // up a mate (tsumero) and are kept.
+            let near_king = m.is_drop()
+                && them_king.is_some_and(|k| {
+                    bitboard::king_attacks(k).contains(m.to())
+                        || (bitboard::king_attacks(k) & bitboard::king_attacks(m.to())).any()
+                });
+            if features.move_count_pruning
+                && !PV
+                && !in_check
+                && quiet
+                && !gives_check
+                && !near_king
+                && depth <= MCP_MAX_DEPTH
+                && move_count as i32 > move_count_limit(depth, improving)
+            {
+                picker.skip_quiets();
+                continue;
+            }
+            let lmr_depth = new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)];
+            // Futility: a quiet move at a frontier node cannot lift a
+            // hopeless static eval to alpha.
+            if features.futility
+                && !in_check
+                && quiet
+                && !gives_check
+                && lmr_depth < FUTILITY_MAX_DEPTH
+                && static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth.max(0) <= alpha
+            {
+                continue;
+            }
+            // SEE: skip captures and quiet moves that lose material badly.
+            if features.see_pruning
+                && !PV
+                && depth <= SEE_PRUNE_MAX_DEPTH
+                && !gives_check
+                && !see_ge(&td.pos, m, -SEE_CAPTURE_MARGIN * depth)
+            {
+                continue;
+            }
+        }
+
+        // Step 11. Extensions: a check that does not lose material.
+        if features.check_extension && gives_check && see_ge(&td.pos, m, 0) {
+            new_depth += 1;
+        }
+
+        // Step 12. Make the move and search it.
+        td.stack[ply].current_move = m;
+        td.pos.do_move(m);
+        let mut value;
+        let reducible = features.late_move_reductions
+            && depth >= LMR_MIN_DEPTH
+            && move_count >= LMR_MIN_MOVE + root as usize
+            && quiet
+            && !gives_check
+            && !in_check
+            && m != tt_move
+            && !is_killer;
+        if reducible {
+            // Late move reduction (004): reduced null-window search first.
+            let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
+            r += !PV as i32 + cut_node as i32 - improving as i32;
+            if features.history {
+                r -= td.history.get(us, m) / LMR_HISTORY_DIVISOR;
+            }
+            let d = (new_depth - r.max(0)).clamp(1, new_depth);
+            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
+            // Re-search at full depth when the reduced search beats alpha.
+            if value > alpha && d < new_depth {
+                value =
+                    -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, new_depth, !cut_node);
+            }
+        } else if !PV || move_count > 1 {
+            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, new_depth, !cut_node);
+        } else {
+            value = alpha + 1; // forces the full-window search below
+        }
+        // Principal variation search: full window for the first move and
+        // for any move that beat alpha inside it.
+        if PV && (move_count == 1 || (value > alpha && (root || value < beta))) {
+            td.pv_len[ply + 1] = ply + 1;
+            value = -search::<true>(td, ctx, ply + 1, -beta, -alpha, new_depth, false);
+        }
+        td.pos.undo_move(m);
+        if td.stopped {
+            return 0;
+        }
+
+        // Step 13. Bookkeeping at the root: scores and lines of root moves.
+        if root {
+            let seldepth = td.seldepth;
+            let line: Vec<Move> = std::iter::once(m)
+                .chain(td.pv[1][1..td.pv_len[1].max(1)].iter().copied())
+                .collect();
+            if let Some(rm) = td.root_moves.iter_mut().find(|rm| rm.mv == m) {
+                if move_count == 1 || value > alpha {
+                    rm.score = value;
+                    rm.seldepth = seldepth;
+                    rm.pv = line;
+                } else {
+                    rm.score = -INFINITE;
+                }
+            }
+        }
+
+        // Step 14. New best move.
+        if value > best_value {
+            best_value = value;
+            if value > alpha {
+                best_move = m;
+                if PV {
+                    update_pv(td, ply, m);
+                }
+                if value >= beta {
+                    break;
+                }
+                alpha = value;
+            }
+        }
+        if quiet && m != best_move {
+            let _ = quiets_tried.try_push(m);
+        }
+    }
+
+    // Step 15. No legal move: mated (shogi has no stalemate).
+    if move_count == 0 {
+        return mated_in(ply);
+    }
+
+    // Step 16. Learn from a cutoff: killers and history of quiet moves.
+    if best_value >= beta && best_move.is_some() {
+        let quiet_best = !td.pos.is_capture(best_move) && !best_move.is_promotion();
+        if quiet_best {
+            if killer_slots > 0 {
+                if killer_slots == 1 {
+                    td.stack[ply].killers.0[0] = best_move;
+                } else {
+                    td.stack[ply].killers.update(best_move);
+                }
+            }
+            if features.history {
+                let bonus = history_bonus(depth);
+                td.history.update(us, best_move, bonus);
+                for &q in &quiets_tried {
+                    td.history.update(us, q, -bonus);
+                }
+            }
+        }
+    }
+
+    // Step 17. Store.
+    let bound = if best_value >= beta {
+        Bound::Lower
+    } else if PV && best_move.is_some() {
+        Bound::Exact
+    } else {
+        Bound::Upper
+    };
+    ctx.tt.store(
+        key,
+        best_move,
+        value_to_tt(best_value, ply),
+        static_eval,
+        depth,
+        bound,
+        PV,
+    );
+    best_value
+}
+
+/// Quiescence search: captures and material-winning promotions until the
+/// position is quiet, standing pat on the static evaluation; all evasions
+/// when in check.
+pub(crate) fn qsearch<const PV: bool>(
+    td: &mut ThreadData,
+    ctx: &SearchContext,
+    ply: usize,
+    mut alpha: Value,
+    beta: Value,
+) -> Value {
+    td.nodes += 1;
+    check_limits(td, ctx);
+    if td.stopped {
+        return 0;
+    }
+    if PV {
+        td.pv_len[ply] = ply;
+        if ply as i32 + 1 > td.seldepth {
+            td.seldepth = ply as i32 + 1;
+        }
+    }
+    let in_check = td.pos.in_check();
+    if ply >= MAX_PLY - 2 {
+        return if in_check { 0 } else { evaluate(&td.pos) };
+    }
+    if in_check {
+        // Perpetual checks can only happen through evasions.
+        let rep = td.pos.repetition(ply);
+        if rep != Repetition::None {
+            return repetition_value(ctx, rep, ply);
+        }
+    }
+
+    let key = td.pos.key();
+    let tt_hit = ctx.tt.probe(key);
+    let tt_value = tt_hit.map(|h| value_from_tt(h.value, ply));
+    if !PV {
+        if let (Some(h), Some(v)) = (tt_hit, tt_value) {
+            let fits = match h.bound {
+                Bound::Exact => true,
+                Bound::Lower => v >= beta,
+                Bound::Upper => v <= alpha,
+                Bound::None => false,
+            };
+            if fits {
+                return v;
+            }
+        }
+    }
+
+    let static_eval;
+    let mut best_value;
+    if in_check {
+        static_eval = -INFINITE;
+        best_value = -INFINITE;
+    } else {
+        static_eval = tt_hit.map_or_else(|| evaluate(&td.pos), |h| h.eval);
+        // Stand pat: the side to move may decline every capture.
+        best_value = static_eval;
+        if best_value >= beta {
+            if tt_hit.is_none() {
+                ctx.tt.store(
+                    key,
+                    Move::NONE,
+                    value_to_tt(best_value, ply),
+                    static_eval,
+                    -1,
+                    Bound::Lower,
+                    false,
+                );
+            }
+            return best_value;
+        }
+        alpha = alpha.max(best_value);
+    }
+
+    let tt_move = tt_hit.map_or(Move::NONE, |h| h.mv);
+    let mut picker = MovePicker::new_qsearch(&td.pos, tt_move);
+    let mut best_move = Move::NONE;
+    let mut move_count = 0;
+    while let Some(m) = picker.next(&td.pos, &td.history) {
+        if !td.pos.is_legal(m) {
+            continue;
+        }
+        move_count += 1;
+        if !in_check {
+            let capture = td.pos.is_capture(m);
+            // Only promotions that gain material count as tactical here.
+            if !capture {
+                let pt = td.pos.moved_piece(m).kind();
+                if !matches!(
+                    pt,
+                    crate::types::PieceType::Pawn
+                        | crate::types::PieceType::Bishop
+                        | crate::types::PieceType::Rook
+                ) {
+                    continue;
+                }
+            }
+            // Delta pruning: even winning the piece does not reach alpha.
+            if capture
+                && static_eval + capture_value(td.pos.piece_on(m.to()).kind()) + QS_DELTA_MARGIN
+                    <= alpha
+            {
+                continue;
+            }
+            if !see_ge(&td.pos, m, 0) {
+                continue;
+            }
+        }
+        td.pos.do_move(m);
+        let value = -qsearch::<PV>(td, ctx, ply + 1, -beta, -alpha);
+        td.pos.undo_move(m);
+        if td.stopped {
+            return 0;
+        }
+        if value > best_value {
+            best_value = value;
+            if value > alpha {
+                best_move = m;
+                if PV {
+                    update_pv(td, ply, m);
+                }
+                if value >= beta {
+                    break;
+                }
+                alpha = value;
+            }
+        }
+    }
+    if in_check && move_count == 0 {
+        return mated_in(ply);
+    }
+    let bound = if best_value >= beta {
+        Bound::Lower
+    } else if PV && best_move.is_some() {
+        Bound::Exact
+    } else {
+        Bound::Upper
+    };
+    ctx.tt.store(
+        key,
+        best_move,
+        value_to_tt(best_value, ply),
+        static_eval,
+        -1,
+        bound,
+        PV,
+    );
+    best_value
+}

@@ -1,0 +1,595 @@
+//! The search: iterative deepening over a negamax alpha-beta searcher
+//! (`alphabeta.rs`), with a shared transposition table.
+//!
+//! The caller (the USI loop, `bench`, tests) hands in a position, `Limits`
+//! and `SearchOptions`, shares a `Control` for stop/ponderhit, and receives
+//! progress through the `Reporter` trait. The search knows nothing of USI
+//! text.
+
+mod alphabeta;
+pub mod history;
+pub mod movepick;
+pub mod params;
+pub mod see;
+pub mod tt;
+
+use crate::movegen::legal_moves;
+use crate::position::{EnteringKingRule, Position};
+use crate::types::{Move, Value};
+use history::{ButterflyHistory, Killers};
+use params::*;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+pub use tt::{Bound, TranspositionTable};
+
+/// The forward-pruning and ordering techniques, each switchable, so that
+/// each can be measured against the rest (SEARCH_NOTES, 002).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Late move reductions with re-search.
+    pub late_move_reductions: bool,
+    /// Move-count-based pruning of late quiet moves.
+    pub move_count_pruning: bool,
+    /// Killer slots per ply: 0, 1 or 2.
+    pub killers: u8,
+    /// Butterfly history ordering of quiet moves.
+    pub history: bool,
+    /// Null-move pruning.
+    pub null_move: bool,
+    /// Futility pruning of quiet moves at frontier nodes.
+    pub futility: bool,
+    /// Reverse futility pruning (static null move).
+    pub reverse_futility: bool,
+    /// Skipping captures that lose material at shallow depth (SEE).
+    pub see_pruning: bool,
+    /// Extending checking moves by one ply.
+    pub check_extension: bool,
+    /// Internal iterative reduction when there is no hash move.
+    pub iir: bool,
+    /// Mate-distance pruning.
+    pub mate_distance_pruning: bool,
+    /// Aspiration windows at the root.
+    pub aspiration: bool,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features {
+            late_move_reductions: true,
+            move_count_pruning: true,
+            killers: 2,
+            history: true,
+            null_move: true,
+            futility: true,
+            reverse_futility: true,
+            see_pruning: true,
+            check_extension: true,
+            iir: true,
+            mate_distance_pruning: true,
+            aspiration: true,
+        }
+    }
+}
+
+/// Turns one technique off.
+pub type SwitchOff = fn(&mut Features);
+
+impl Features {
+    /// Names and setters of the switches, for `bench --ablate` and the USI
+    /// options; each entry turns one technique off.
+    pub const ABLATIONS: [(&'static str, SwitchOff); 13] = [
+        ("LateMoveReductions", |f| f.late_move_reductions = false),
+        ("MoveCountPruning", |f| f.move_count_pruning = false),
+        ("Killers=1", |f| f.killers = 1),
+        ("Killers=0", |f| f.killers = 0),
+        ("History", |f| f.history = false),
+        ("NullMove", |f| f.null_move = false),
+        ("Futility", |f| f.futility = false),
+        ("ReverseFutility", |f| f.reverse_futility = false),
+        ("SeePruning", |f| f.see_pruning = false),
+        ("CheckExtension", |f| f.check_extension = false),
+        ("InternalIterativeReduction", |f| f.iir = false),
+        ("MateDistancePruning", |f| f.mate_distance_pruning = false),
+        ("AspirationWindows", |f| f.aspiration = false),
+    ];
+}
+
+/// Settings that hold across searches.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Number of principal variations to report (MultiPV).
+    pub multipv: usize,
+    /// Score of a draw by repetition for the side to move, centipawns.
+    pub draw_value: Value,
+    /// Which entering-king declaration rule applies.
+    pub entering_king_rule: EnteringKingRule,
+    /// Pruning and ordering switches.
+    pub features: Features,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            multipv: 1,
+            draw_value: 0,
+            entering_king_rule: EnteringKingRule::Csa27,
+            features: Features::default(),
+        }
+    }
+}
+
+/// How much time the search may use, decided by the time manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    /// Stop starting new iterations after this (scaled by stability).
+    pub optimum: Duration,
+    /// Never think longer than this.
+    pub maximum: Duration,
+}
+
+/// What ends a search.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration.
+    pub depth: Option<i32>,
+    /// Node budget.
+    pub nodes: Option<u64>,
+    /// Time budget (none: no time limit).
+    pub time: Option<TimeBudget>,
+    /// Search until `stop` (USI `go infinite`): never return on its own.
+    pub infinite: bool,
+    /// Only these root moves (USI `searchmoves`); empty means all.
+    pub searchmoves: Vec<Move>,
+}
+
+/// Shared between the searching threads and the thread that controls them.
+#[derive(Debug)]
+pub struct Control {
+    stop: AtomicBool,
+    pondering: AtomicBool,
+    epoch: Instant,
+    /// Milliseconds after `epoch` from which the time budget counts.
+    origin_ms: AtomicU64,
+}
+
+impl Default for Control {
+    fn default() -> Self {
+        Control::new(false)
+    }
+}
+
+impl Control {
+    /// A fresh control, the clock starting now; `pondering` for `go ponder`.
+    pub fn new(pondering: bool) -> Control {
+        Control {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            epoch: Instant::now(),
+            origin_ms: AtomicU64::new(0),
+        }
+    }
+
+    /// Asks every search thread to stop as soon as possible.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The opponent played the expected move: the time budget counts from now.
+    pub fn ponderhit(&self) {
+        let now = self.epoch.elapsed().as_millis() as u64;
+        self.origin_ms.store(now, Ordering::Relaxed);
+        self.pondering.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the search is pondering (no time limit applies yet).
+    pub fn is_pondering(&self) -> bool {
+        self.pondering.load(Ordering::Relaxed)
+    }
+
+    /// Time counted against the budget.
+    pub fn elapsed(&self) -> Duration {
+        let origin = Duration::from_millis(self.origin_ms.load(Ordering::Relaxed));
+        self.epoch.elapsed().saturating_sub(origin)
+    }
+
+    /// Time since the search started (for `info time`).
+    pub fn since_start(&self) -> Duration {
+        self.epoch.elapsed()
+    }
+}
+
+/// A score as USI shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns, side to move's view.
+    Cp(Value),
+    /// Mate in this many plies; negative when the side to move is mated.
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal value.
+    pub fn from_value(v: Value) -> Score {
+        if v >= MATE_IN_MAX_PLY {
+            Score::Mate(MATE - v)
+        } else if v <= -MATE_IN_MAX_PLY {
+            Score::Mate(-(MATE + v))
+        } else {
+            Score::Cp(v)
+        }
+    }
+}
+
+/// One principal variation, reported after each completed (or failed)
+/// root search.
+#[derive(Clone, Debug)]
+pub struct PvInfo {
+    /// 1-based index among the MultiPV lines.
+    pub multipv: usize,
+    /// Iteration depth.
+    pub depth: i32,
+    /// Deepest ply reached.
+    pub seldepth: i32,
+    /// Score of the line.
+    pub score: Score,
+    /// `Exact`, or `Lower`/`Upper` for an aspiration fail.
+    pub bound: Bound,
+    /// Nodes searched so far (all threads).
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// Permille of the hash table in use.
+    pub hashfull: u32,
+    /// The moves of the line.
+    pub pv: Vec<Move>,
+}
+
+/// Receives progress from the search.
+pub trait Reporter {
+    /// A principal variation (called for every line of every iteration).
+    fn pv(&mut self, info: &PvInfo);
+}
+
+/// A reporter that discards everything.
+pub struct Silent;
+
+impl Reporter for Silent {
+    fn pv(&mut self, _: &PvInfo) {}
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, Default)]
+pub struct SearchResult {
+    /// The move to play; `None` when there is no legal move (resign).
+    pub best: Option<Move>,
+    /// The expected reply, for pondering.
+    pub ponder: Option<Move>,
+    /// The side to move can declare a win by entering king.
+    pub declare_win: bool,
+    /// Score of the best move.
+    pub score: Value,
+    /// Last completed iteration.
+    pub depth: i32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// The final principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// One root move with what the last iterations learnt of it.
+#[derive(Clone, Debug)]
+pub(crate) struct RootMove {
+    pub mv: Move,
+    pub score: Value,
+    pub previous_score: Value,
+    pub seldepth: i32,
+    pub pv: Vec<Move>,
+}
+
+/// Per-ply data a node needs from its ancestors.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Frame {
+    pub static_eval: Value,
+    pub killers: Killers,
+    pub current_move: Move,
+    pub in_check: bool,
+    /// Null moves are not allowed below a verification search.
+    pub null_move_disabled: bool,
+}
+
+/// Everything one search thread owns.
+pub(crate) struct ThreadData {
+    pub pos: Position,
+    pub stack: Vec<Frame>,
+    pub history: ButterflyHistory,
+    /// Triangular PV table: `pv[ply]` holds the line from `ply` on.
+    pub pv: Vec<[Move; MAX_PLY + 1]>,
+    pub pv_len: Vec<usize>,
+    pub nodes: u64,
+    pub seldepth: i32,
+    pub root_moves: Vec<RootMove>,
+    pub pv_index: usize,
+    pub root_depth: i32,
+    pub stopped: bool,
+    pub lmr: Box<[[i32; 64]; 64]>,
+}
+
+impl ThreadData {
+    fn new(pos: Position) -> ThreadData {
+        let mut lmr = Box::new([[0i32; 64]; 64]);
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                let x = LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR;
+                *r = x as i32;
+            }
+        }
+        ThreadData {
+            pos,
+            stack: vec![Frame::default(); MAX_PLY + 8],
+            history: ButterflyHistory::default(),
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: vec![0; MAX_PLY + 1],
+            nodes: 0,
+            seldepth: 0,
+            root_moves: Vec::new(),
+            pv_index: 0,
+            root_depth: 0,
+            stopped: false,
+            lmr,
+        }
+    }
+}
+
+/// The searcher: the hash table and the thread data that persist between
+/// searches (histories are kept from move to move within a game).
+pub struct Searcher {
+    tt: TranspositionTable,
+    main: ThreadData,
+}
+
+/// What the search consults at every node but never changes.
+pub(crate) struct SearchContext<'a> {
+    pub tt: &'a TranspositionTable,
+    pub limits: &'a Limits,
+    pub options: &'a SearchOptions,
+    pub control: &'a Control,
+}
+
+impl Searcher {
+    /// A searcher with a hash table of `hash_mib` MiB.
+    pub fn new(hash_mib: usize) -> Searcher {
+        Searcher {
+            tt: TranspositionTable::new(hash_mib),
+            main: ThreadData::new(Position::startpos()),
+        }
+    }
+
+    /// Reallocates the hash table (its content is lost).
+    pub fn resize_hash(&mut self, hash_mib: usize) {
+        if self.tt.size_mib() != hash_mib {
+            self.tt = TranspositionTable::new(hash_mib);
+        }
+    }
+
+    /// Forgets everything learnt: hash table and histories (new game).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.main.history.clear();
+    }
+
+    /// Permille of the hash table used by the current search.
+    pub fn hashfull(&self) -> u32 {
+        self.tt.hashfull()
+    }
+
+    /// Searches `pos` within `limits`, reporting through `reporter`.
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        options: &SearchOptions,
+        control: &Control,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        self.tt.new_search();
+        let td = &mut self.main;
+        td.pos = pos.clone();
+        td.nodes = 0;
+        td.stopped = false;
+        let ctx = SearchContext {
+            tt: &self.tt,
+            limits,
+            options,
+            control,
+        };
+        let result = iterative_deepening(td, &ctx, reporter);
+        // USI: in infinite or ponder mode the answer waits for stop/ponderhit.
+        while (limits.infinite || control.is_pondering()) && !control.is_stopped() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        result
+    }
+}
+
+fn iterative_deepening(
+    td: &mut ThreadData,
+    ctx: &SearchContext,
+    reporter: &mut dyn Reporter,
+) -> SearchResult {
+    let legal = legal_moves(&td.pos);
+    let mut result = SearchResult::default();
+    if td.pos.can_declare_win(ctx.options.entering_king_rule) {
+        result.declare_win = true;
+        result.score = MATE - 1;
+        return result;
+    }
+    td.root_moves = legal
+        .iter()
+        .filter(|m| ctx.limits.searchmoves.is_empty() || ctx.limits.searchmoves.contains(m))
+        .map(|&mv| RootMove {
+            mv,
+            score: -INFINITE,
+            previous_score: -INFINITE,
+            seldepth: 0,
+            pv: vec![mv],
+        })
+        .collect();
+    if td.root_moves.is_empty() {
+        result.score = -MATE;
+        return result;
+    }
+    for f in td.stack.iter_mut() {
+        *f = Frame::default();
+    }
+    let max_depth = ctx
+        .limits
+        .depth
+        .unwrap_or(MAX_PLY as i32 - 1)
+        .clamp(1, MAX_PLY as i32 - 1);
+    let multipv = ctx.options.multipv.clamp(1, td.root_moves.len());
+    let mut completed_depth = 0;
+    let mut last_best = Move::NONE;
+    let mut best_move_changes = 0.0f64;
+
+    for depth in 1..=max_depth {
+        td.root_depth = depth;
+        for rm in td.root_moves.iter_mut() {
+            rm.previous_score = rm.score;
+        }
+        for pv_index in 0..multipv {
+            td.pv_index = pv_index;
+            td.seldepth = 0;
+            let prev = td.root_moves[pv_index].previous_score;
+            let use_window = ctx.options.features.aspiration
+                && depth >= ASPIRATION_MIN_DEPTH
+                && prev.abs() < MATE_IN_MAX_PLY;
+            let mut delta = ASPIRATION_DELTA;
+            let (mut alpha, mut beta) = if use_window {
+                ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+            } else {
+                (-INFINITE, INFINITE)
+            };
+            loop {
+                let value = alphabeta::search::<true>(td, ctx, 0, alpha, beta, depth, false);
+                // Stable sort keeps the order of equal moves: the best of the
+                // new iteration first, the lines already fixed in front.
+                td.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if td.stopped {
+                    break;
+                }
+                if value <= alpha {
+                    report(td, ctx, reporter, pv_index, Bound::Upper);
+                    beta = (alpha + beta) / 2;
+                    alpha = (value - delta).max(-INFINITE);
+                } else if value >= beta {
+                    report(td, ctx, reporter, pv_index, Bound::Lower);
+                    beta = (value + delta).min(INFINITE);
+                } else {
+                    break;
+                }
+                delta += delta / 2;
+            }
+            td.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if td.stopped {
+                break;
+            }
+            report(td, ctx, reporter, pv_index, Bound::Exact);
+        }
+        if td.stopped {
+            break;
+        }
+        completed_depth = depth;
+        let best = td.root_moves[0].mv;
+        if best != last_best {
+            best_move_changes += 1.0;
+        }
+        best_move_changes *= 0.5;
+        last_best = best;
+
+        // A mate found needs no deeper search (unless told to go on).
+        let score = td.root_moves[0].score;
+        if !ctx.limits.infinite && score.abs() >= MATE_IN_MAX_PLY && MATE - score.abs() <= depth {
+            break;
+        }
+        if let Some(budget) = ctx.limits.time {
+            if !ctx.control.is_pondering() {
+                // Stable best move: stop early; unstable: use more.
+                let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
+                let only_move = td.root_moves.len() == 1;
+                let optimum = budget.optimum.mul_f64(if only_move { 0.2 } else { scale });
+                if ctx.control.elapsed() >= optimum.min(budget.maximum) {
+                    break;
+                }
+            }
+        }
+    }
+
+    let best = &td.root_moves[0];
+    result.best = Some(best.mv);
+    result.ponder = best.pv.get(1).copied();
+    result.score = best.score;
+    result.depth = completed_depth.max(1);
+    result.nodes = td.nodes;
+    result.pv = best.pv.clone();
+    if result.ponder.is_none() {
+        result.ponder = ponder_from_tt(td, ctx, best.mv);
+    }
+    result
+}
+
+/// A reply to expect after `best`, from the hash table, for pondering.
+fn ponder_from_tt(td: &mut ThreadData, ctx: &SearchContext, best: Move) -> Option<Move> {
+    td.pos.do_move(best);
+    let reply = ctx
+        .tt
+        .probe(td.pos.key())
+        .map(|h| h.mv)
+        .filter(|&m| m.is_some() && td.pos.is_pseudo_legal(m) && td.pos.is_legal(m));
+    td.pos.undo_move(best);
+    reply
+}
+
+fn report(
+    td: &ThreadData,
+    ctx: &SearchContext,
+    reporter: &mut dyn Reporter,
+    pv_index: usize,
+    bound: Bound,
+) {
+    let multipv = ctx.options.multipv.clamp(1, td.root_moves.len());
+    let lines: Vec<usize> = if bound == Bound::Exact {
+        // After the last line of an iteration, all lines; else just this one.
+        if pv_index + 1 == multipv {
+            (0..multipv).collect()
+        } else {
+            return;
+        }
+    } else {
+        vec![pv_index]
+    };
+    for i in lines {
+        let rm = &td.root_moves[i];
+        let updated = i <= pv_index;
+        let v = if updated { rm.score } else { rm.previous_score };
+        let v = if v == -INFINITE { rm.previous_score } else { v };
+        if v == -INFINITE {
+            continue;
+        }
+        reporter.pv(&PvInfo {
+            multipv: i + 1,
+            depth: td.root_depth,
+            seldepth: rm.seldepth.max(td.seldepth),
+            score: Score::from_value(v),
+            bound,
+            nodes: td.nodes,
+            time: ctx.control.since_start(),
+            hashfull: ctx.tt.hashfull(),
+            pv: rm.pv.clone(),
+        });
+    }
+}

@@ -1,0 +1,266 @@
+//! The staged move picker: moves come out best-first, and each stage is
+//! generated only when the previous ones are used up, so a hash move or a
+//! good capture that cuts off never pays for generating quiet moves.
+//!
+//! Main search, not in check:
+//! hash move → good captures (SEE ≥ 0, MVV-LVA) → killer 1 → killer 2 →
+//! quiet moves and drops by history → bad captures.
+//! In check: hash move → evasions (captures by MVV-LVA, then history).
+//! Quiescence: hash move if tactical → captures and promotions.
+
+use crate::eval::{capture_value, piece_value};
+use crate::movegen::{generate, GenType, MAX_MOVES};
+use crate::position::Position;
+use crate::search::history::{ButterflyHistory, Killers};
+use crate::search::see::see_ge;
+use crate::types::Move;
+use arrayvec::ArrayVec;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    TtMove,
+    GenCaptures,
+    GoodCaptures,
+    Killer1,
+    Killer2,
+    GenQuiets,
+    Quiets,
+    BadCaptures,
+    EvasionTt,
+    GenEvasions,
+    Evasions,
+    QsTt,
+    QsGenCaptures,
+    QsCaptures,
+    Done,
+}
+
+#[derive(Clone, Copy)]
+struct Scored {
+    mv: Move,
+    score: i32,
+}
+
+/// Picks moves for one node. Pass the same history to every `next` call.
+pub struct MovePicker {
+    stage: Stage,
+    tt_move: Move,
+    killers: Killers,
+    killer_slots: usize,
+    list: ArrayVec<Scored, MAX_MOVES>,
+    cur: usize,
+    bad_end: usize,
+    quiet_start: usize,
+    skip_quiets: bool,
+    use_history: bool,
+}
+
+impl MovePicker {
+    /// A picker for the main search. `killer_slots` is 0, 1 or 2 (the
+    /// `Killers` ablation switch); `use_history` the `History` switch.
+    pub fn new(
+        pos: &Position,
+        tt_move: Move,
+        killers: Killers,
+        killer_slots: usize,
+        use_history: bool,
+    ) -> MovePicker {
+        let in_check = pos.in_check();
+        let stage = if in_check {
+            Stage::EvasionTt
+        } else {
+            Stage::TtMove
+        };
+        MovePicker {
+            stage,
+            tt_move: validate(pos, tt_move),
+            killers,
+            killer_slots,
+            list: ArrayVec::new(),
+            cur: 0,
+            bad_end: 0,
+            quiet_start: 0,
+            skip_quiets: false,
+            use_history,
+        }
+    }
+
+    /// A picker for the quiescence search: captures and promotions, or all
+    /// evasions when in check.
+    pub fn new_qsearch(pos: &Position, tt_move: Move) -> MovePicker {
+        let tt = validate(pos, tt_move);
+        let in_check = pos.in_check();
+        let tactical = tt.is_some() && (pos.is_capture(tt) || tt.is_promotion());
+        MovePicker {
+            stage: if in_check {
+                Stage::EvasionTt
+            } else {
+                Stage::QsTt
+            },
+            tt_move: if in_check || tactical { tt } else { Move::NONE },
+            killers: Killers::default(),
+            killer_slots: 0,
+            list: ArrayVec::new(),
+            cur: 0,
+            bad_end: 0,
+            quiet_start: 0,
+            skip_quiets: false,
+            use_history: true,
+        }
+    }
+
+    /// From now on, yield no more quiet moves (move-count pruning decided
+    /// the rest of them are not worth searching).
+    pub fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
+    }
+
+    /// The next pseudo-legal move, or `None` when all are out. The caller
+    /// checks `is_legal`.
+    pub fn next(&mut self, pos: &Position, history: &ButterflyHistory) -> Option<Move> {
+        loop {
+            match self.stage {
+                Stage::TtMove | Stage::EvasionTt | Stage::QsTt => {
+                    self.stage = match self.stage {
+                        Stage::TtMove => Stage::GenCaptures,
+                        Stage::EvasionTt => Stage::GenEvasions,
+                        _ => Stage::QsGenCaptures,
+                    };
+                    if self.tt_move.is_some() {
+                        return Some(self.tt_move);
+                    }
+                }
+                Stage::GenCaptures | Stage::QsGenCaptures => {
+                    self.generate_scored(pos, GenType::CapturesPromotions, history);
+                    self.stage = if self.stage == Stage::GenCaptures {
+                        Stage::GoodCaptures
+                    } else {
+                        Stage::QsCaptures
+                    };
+                }
+                Stage::GoodCaptures => {
+                    while self.cur < self.list.len() {
+                        let m = self.pick_best();
+                        if m == self.tt_move {
+                            continue;
+                        }
+                        if see_ge(pos, m, 0) {
+                            return Some(m);
+                        }
+                        // Keep it for the last stage, in a slot already used.
+                        self.list[self.bad_end] = Scored { mv: m, score: 0 };
+                        self.bad_end += 1;
+                    }
+                    self.quiet_start = self.list.len();
+                    self.stage = Stage::Killer1;
+                }
+                Stage::Killer1 | Stage::Killer2 => {
+                    let slot = if self.stage == Stage::Killer1 { 0 } else { 1 };
+                    self.stage = if slot == 0 {
+                        Stage::Killer2
+                    } else {
+                        Stage::GenQuiets
+                    };
+                    let k = self.killers.0[slot];
+                    if slot < self.killer_slots
+                        && !self.skip_quiets
+                        && k.is_some()
+                        && k != self.tt_move
+                        && !pos.is_capture(k)
+                        && !k.is_promotion()
+                        && pos.is_pseudo_legal(k)
+                    {
+                        return Some(k);
+                    }
+                }
+                Stage::GenQuiets => {
+                    if !self.skip_quiets {
+                        self.generate_scored(pos, GenType::Quiets, history);
+                        self.generate_scored(pos, GenType::Drops, history);
+                        self.list[self.quiet_start..]
+                            .sort_unstable_by_key(|s| std::cmp::Reverse(s.score));
+                    }
+                    self.cur = self.quiet_start;
+                    self.stage = Stage::Quiets;
+                }
+                Stage::Quiets => {
+                    while !self.skip_quiets && self.cur < self.list.len() {
+                        let m = self.list[self.cur].mv;
+                        self.cur += 1;
+                        if m != self.tt_move && !self.killers.contains(m, self.killer_slots) {
+                            return Some(m);
+                        }
+                    }
+                    self.cur = 0;
+                    self.stage = Stage::BadCaptures;
+                }
+                Stage::BadCaptures => {
+                    if self.cur < self.bad_end {
+                        self.cur += 1;
+                        return Some(self.list[self.cur - 1].mv);
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::GenEvasions => {
+                    self.generate_scored(pos, GenType::Evasions, history);
+                    self.stage = Stage::Evasions;
+                }
+                Stage::Evasions | Stage::QsCaptures => {
+                    while self.cur < self.list.len() {
+                        let m = self.pick_best();
+                        if m != self.tt_move {
+                            return Some(m);
+                        }
+                    }
+                    self.stage = Stage::Done;
+                }
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    /// Selection step: swaps the best remaining move to `cur` and takes it.
+    fn pick_best(&mut self) -> Move {
+        let mut best = self.cur;
+        for i in self.cur + 1..self.list.len() {
+            if self.list[i].score > self.list[best].score {
+                best = i;
+            }
+        }
+        self.list.swap(self.cur, best);
+        self.cur += 1;
+        self.list[self.cur - 1].mv
+    }
+
+    fn generate_scored(&mut self, pos: &Position, gen: GenType, history: &ButterflyHistory) {
+        let mut moves = crate::movegen::MoveList::new();
+        generate(pos, gen, &mut moves);
+        let us = pos.side_to_move();
+        for m in moves {
+            let score = if pos.is_capture(m) {
+                // MVV-LVA: the victim first, the cheaper attacker breaks ties;
+                // well above every history score.
+                let victim = capture_value(pos.piece_on(m.to()).kind());
+                let attacker = piece_value(pos.moved_piece(m).kind());
+                1_000_000 + victim * 16 - attacker / 16
+            } else if m.is_promotion() {
+                let pt = pos.moved_piece(m).kind();
+                500_000 + piece_value(pt.promote()) - piece_value(pt)
+            } else if self.use_history {
+                history.get(us, m)
+            } else {
+                0
+            };
+            self.list.push(Scored { mv: m, score });
+        }
+    }
+}
+
+/// `m` if it is a pseudo-legal move here, else `Move::NONE`.
+fn validate(pos: &Position, m: Move) -> Move {
+    if m.is_some() && pos.is_pseudo_legal(m) {
+        m
+    } else {
+        Move::NONE
+    }
+}
