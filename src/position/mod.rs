@@ -298,7 +298,43 @@ impl Position {
     /// Whether any piece of `c` attacks `sq` in the current occupancy.
     #[inline]
     pub fn is_attacked_by(&self, c: Color, sq: Square) -> bool {
-        self.attackers_to(c, sq, self.occupied()).any()
+        self.attacks_square(c, sq, self.occupied())
+    }
+
+    /// Whether any piece of `c` attacks `sq` given `occ`; like
+    /// `attackers_to(..).any()` but stops at the first kind found, cheap
+    /// step pieces before sliders (king-move legality is its hot caller).
+    #[inline]
+    pub fn attacks_square(&self, c: Color, sq: Square, occ: Bitboard) -> bool {
+        let them = !c;
+        let t = &self.by_type;
+        let ours = self.by_color[c.index()];
+        let steps = (bitboard::pawn_attacks(them, sq) & t[PieceType::Pawn.index()])
+            | (bitboard::knight_attacks(them, sq) & t[PieceType::Knight.index()])
+            | (bitboard::silver_attacks(them, sq) & t[PieceType::Silver.index()])
+            | (bitboard::gold_attacks(them, sq) & self.golds)
+            | (bitboard::king_attacks(sq)
+                & (t[PieceType::Horse.index()]
+                    | t[PieceType::Dragon.index()]
+                    | t[PieceType::King.index()]));
+        if (steps & ours).any() {
+            return true;
+        }
+        let rd = (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()]) & ours;
+        let lances = t[PieceType::Lance.index()] & ours;
+        if (bitboard::rook_pseudo_attacks(sq) & rd).any()
+            && (bitboard::rook_attacks(sq, occ) & rd).any()
+        {
+            return true;
+        }
+        if (bitboard::lance_pseudo_attacks(them, sq) & lances).any()
+            && (bitboard::lance_attacks(them, sq, occ) & lances).any()
+        {
+            return true;
+        }
+        let bh = (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]) & ours;
+        (bitboard::bishop_pseudo_attacks(sq) & bh).any()
+            && (bitboard::bishop_attacks(sq, occ) & bh).any()
     }
 
     /// Pieces of either colour that alone block a slider of `!c` from the
@@ -357,9 +393,12 @@ impl Position {
     /// Recomputes checkers and blockers of the current state from the board.
     fn update_check_info(&mut self) {
         let us = self.side_to_move;
+        // Most positions are not in check: the early-exit test settles them.
         let checkers = match self.king_sq[us.index()] {
-            Some(k) => self.attackers_to(!us, k, self.occupied()),
-            None => Bitboard::EMPTY,
+            Some(k) if self.attacks_square(!us, k, self.occupied()) => {
+                self.attackers_to(!us, k, self.occupied())
+            }
+            _ => Bitboard::EMPTY,
         };
         let mut blockers = [Bitboard::EMPTY; 2];
         for c in Color::ALL {
@@ -601,7 +640,7 @@ impl Position {
         let from = m.from();
         if from == ksq {
             let occ = self.occupied().without(from);
-            return self.attackers_to(!us, m.to(), occ).is_empty();
+            return !self.attacks_square(!us, m.to(), occ);
         }
         !self.pinned(us).contains(from) || bitboard::same_ray(ksq, from, m.to())
     }
