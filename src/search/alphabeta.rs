@@ -277,7 +277,8 @@ pub(crate) fn search<const PV: bool>(
                 && depth <= MCP_MAX_DEPTH
                 && move_count as i32 > move_count_limit(depth, improving)
             {
-                picker.skip_quiets();
+                // Only this move: the picker must still yield later quiet
+                // checks, which this rule never prunes.
                 continue;
             }
             let lmr_depth = new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)];
@@ -303,8 +304,14 @@ pub(crate) fn search<const PV: bool>(
             }
         }
 
-        // Step 11. Extensions: a check that does not lose material.
-        if features.check_extension && gives_check && see_ge(&td.pos, m, 0) {
+        // Step 11. Extensions: a check that does not lose material. Only
+        // within twice the iteration depth: in shogi, drops can check for
+        // many plies in a row and unbounded extensions explode the tree.
+        if features.check_extension
+            && gives_check
+            && (ply as i32) < 2 * td.root_depth
+            && see_ge(&td.pos, m, 0)
+        {
             new_depth += 1;
         }
 

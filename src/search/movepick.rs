@@ -51,7 +51,6 @@ pub struct MovePicker {
     cur: usize,
     bad_end: usize,
     quiet_start: usize,
-    skip_quiets: bool,
     use_history: bool,
 }
 
@@ -80,7 +79,6 @@ impl MovePicker {
             cur: 0,
             bad_end: 0,
             quiet_start: 0,
-            skip_quiets: false,
             use_history,
         }
     }
@@ -104,15 +102,8 @@ impl MovePicker {
             cur: 0,
             bad_end: 0,
             quiet_start: 0,
-            skip_quiets: false,
             use_history: true,
         }
-    }
-
-    /// From now on, yield no more quiet moves (move-count pruning decided
-    /// the rest of them are not worth searching).
-    pub fn skip_quiets(&mut self) {
-        self.skip_quiets = true;
     }
 
     /// The next pseudo-legal move, or `None` when all are out. The caller
@@ -163,7 +154,6 @@ impl MovePicker {
                     };
                     let k = self.killers.0[slot];
                     if slot < self.killer_slots
-                        && !self.skip_quiets
                         && k.is_some()
                         && k != self.tt_move
                         && !pos.is_capture(k)
@@ -174,17 +164,15 @@ impl MovePicker {
                     }
                 }
                 Stage::GenQuiets => {
-                    if !self.skip_quiets {
-                        self.generate_scored(pos, GenType::Quiets, history);
-                        self.generate_scored(pos, GenType::Drops, history);
-                        self.list[self.quiet_start..]
-                            .sort_unstable_by_key(|s| std::cmp::Reverse(s.score));
-                    }
+                    self.generate_scored(pos, GenType::Quiets, history);
+                    self.generate_scored(pos, GenType::Drops, history);
+                    self.list[self.quiet_start..]
+                        .sort_unstable_by_key(|s| std::cmp::Reverse(s.score));
                     self.cur = self.quiet_start;
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
-                    while !self.skip_quiets && self.cur < self.list.len() {
+                    while self.cur < self.list.len() {
                         let m = self.list[self.cur].mv;
                         self.cur += 1;
                         if m != self.tt_move && !self.killers.contains(m, self.killer_slots) {

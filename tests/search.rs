@@ -1,0 +1,191 @@
+//! Search behaviour on positions with a known answer.
+
+use ryuo::movegen::legal_moves;
+use ryuo::position::Position;
+use ryuo::search::{Control, Limits, Score, SearchOptions, SearchResult, Searcher, Silent};
+
+fn search(sfen: &str, depth: i32) -> SearchResult {
+    let pos = Position::from_sfen(sfen).unwrap();
+    let mut searcher = Searcher::new(16);
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let result = searcher.search(
+        &pos,
+        &limits,
+        &SearchOptions::default(),
+        &Control::new(false),
+        &mut Silent,
+    );
+    assert_line_is_legal(&pos, &result.pv);
+    result
+}
+
+fn assert_line_is_legal(pos: &Position, line: &[ryuo::types::Move]) {
+    let mut pos = pos.clone();
+    for &m in line {
+        assert!(
+            pos.is_pseudo_legal(m) && pos.is_legal(m),
+            "{m} illegal in {}",
+            pos.to_sfen()
+        );
+        pos.do_move(m);
+    }
+}
+
+fn mate_score(r: &SearchResult) -> Option<i32> {
+    match ryuo::search::Score::from_value(r.score) {
+        Score::Mate(n) => Some(n),
+        Score::Cp(_) => None,
+    }
+}
+
+/// Plays `line` and checks it ends in checkmate with every attacker move a check.
+fn assert_mating_line(sfen: &str, line: &[ryuo::types::Move], plies: usize) {
+    assert_eq!(line.len(), plies, "{line:?}");
+    let mut pos = Position::from_sfen(sfen).unwrap();
+    for (i, &m) in line.iter().enumerate() {
+        if i % 2 == 0 {
+            assert!(pos.gives_check(m), "{m} must check");
+        }
+        pos.do_move(m);
+    }
+    assert!(
+        pos.in_check() && legal_moves(&pos).is_empty(),
+        "ends in mate"
+    );
+}
+
+#[test]
+fn mate_in_one() {
+    let sfen = "1k7/2R6/9/9/9/9/9/9/8K b N2G 1";
+    let r = search(sfen, 3);
+    assert_eq!(mate_score(&r), Some(1));
+    assert_eq!(r.best.unwrap().to_string(), "G*8b");
+    assert_mating_line(sfen, &r.pv, 1);
+}
+
+#[test]
+fn mate_in_three() {
+    let sfen = "k8/2s4g+P/5R3/9/9/9/9/9/8K b S 1";
+    let r = search(sfen, 5);
+    assert_eq!(mate_score(&r), Some(3));
+    assert_mating_line(sfen, &r.pv, 3);
+}
+
+#[test]
+fn mate_in_five() {
+    let sfen = "2k3g2/9/9/4R4/9/9/9/9/8K b R2G 1";
+    let r = search(sfen, 7);
+    assert_eq!(mate_score(&r), Some(5));
+    assert_mating_line(sfen, &r.pv, 5);
+}
+
+#[test]
+fn being_mated_is_reported_negative() {
+    // White to move is already mated: no legal move.
+    let r = search("4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1", 3);
+    assert!(r.best.is_none());
+    // White to move is mated in two plies (9a8a S*8b).
+    let r = search("k8/2s4g+P/+R8/9/9/9/9/9/8K w S 2", 4);
+    assert_eq!(mate_score(&r), Some(-2));
+}
+
+#[test]
+fn a_hanging_rook_is_taken() {
+    let r = search(
+        "lnsgkgsnl/7b1/ppppppppp/9/9/4r4/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+        4,
+    );
+    assert_eq!(r.best.unwrap().to_string(), "5g5f");
+    assert!(r.score > 500, "{}", r.score);
+}
+
+#[test]
+fn a_mate_threat_is_answered() {
+    // White threatens G*5h mate (the pawn on 5g guards 5h). Taking the
+    // silver on 1c with the rook loses at once.
+    let sfen = "4k4/9/8s/9/9/9/4p4/9/4K3R b g 1";
+    let r = search(sfen, 5);
+    let best = r.best.unwrap();
+    assert_ne!(best.to_string(), "1i1c");
+    let mut pos = Position::from_sfen(sfen).unwrap();
+    pos.do_move(best);
+    for reply in legal_moves(&pos) {
+        pos.do_move(reply);
+        let mated = pos.in_check() && legal_moves(&pos).is_empty();
+        pos.undo_move(reply);
+        assert!(!mated, "{best} allows {reply} mate");
+    }
+}
+
+#[test]
+fn entering_king_declaration_is_found_at_the_root() {
+    let r = search(
+        "+R+B+P+P+P+P+P+P+P/1+P+P+PK4/9/9/9/9/9/9/4k4 b RBGGGGSSSS 1",
+        5,
+    );
+    assert!(r.declare_win);
+}
+
+#[test]
+fn search_never_returns_an_illegal_move() {
+    let text = include_str!("data/perft_random.tsv");
+    for line in text.lines().filter(|l| !l.starts_with('#')).step_by(7) {
+        let sfen = line.split('\t').next().unwrap();
+        let pos = Position::from_sfen(sfen).unwrap();
+        let r = search(sfen, 3);
+        match r.best {
+            Some(m) => assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{sfen}: {m}"),
+            None => assert!(r.declare_win || legal_moves(&pos).is_empty(), "{sfen}"),
+        }
+    }
+}
+
+#[test]
+fn node_limit_is_respected() {
+    let pos = Position::startpos();
+    let mut searcher = Searcher::new(16);
+    let limits = Limits {
+        nodes: Some(20_000),
+        ..Limits::default()
+    };
+    let r = searcher.search(
+        &pos,
+        &limits,
+        &SearchOptions::default(),
+        &Control::new(false),
+        &mut Silent,
+    );
+    assert!(r.best.is_some());
+    assert!(r.nodes < 20_000 + 2_048, "{}", r.nodes);
+}
+
+#[test]
+fn multipv_gives_distinct_lines() {
+    struct Collect(Vec<(usize, i32, String)>);
+    impl ryuo::search::Reporter for Collect {
+        fn pv(&mut self, info: &ryuo::search::PvInfo) {
+            self.0
+                .push((info.multipv, info.depth, info.pv[0].to_string()));
+        }
+    }
+    let pos = Position::startpos();
+    let mut searcher = Searcher::new(16);
+    let limits = Limits {
+        depth: Some(4),
+        ..Limits::default()
+    };
+    let options = SearchOptions {
+        multipv: 3,
+        ..SearchOptions::default()
+    };
+    let mut c = Collect(Vec::new());
+    searcher.search(&pos, &limits, &options, &Control::new(false), &mut c);
+    let last: Vec<&(usize, i32, String)> = c.0.iter().filter(|(_, d, _)| *d == 4).collect();
+    let mut firsts: Vec<&String> = last.iter().map(|(_, _, m)| m).collect();
+    firsts.sort();
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "{:?}", c.0);
+}
