@@ -228,17 +228,27 @@ impl SideScan {
         };
         let mut s = SideScan::default();
         s.pawns(pos.pieces(us, PieceType::Pawn), &ctx);
-        for pt in [
-            PieceType::Knight,
-            PieceType::Silver,
-            PieceType::Gold,
-            PieceType::ProPawn,
+        // Written out rather than looped so that each call's kind is a
+        // constant and its `match` folds away.
+        s.steppers(PieceType::Knight, pos.pieces(us, PieceType::Knight), &ctx);
+        s.steppers(PieceType::Silver, pos.pieces(us, PieceType::Silver), &ctx);
+        s.steppers(PieceType::Gold, pos.pieces(us, PieceType::Gold), &ctx);
+        s.steppers(PieceType::ProPawn, pos.pieces(us, PieceType::ProPawn), &ctx);
+        s.steppers(
             PieceType::ProLance,
+            pos.pieces(us, PieceType::ProLance),
+            &ctx,
+        );
+        s.steppers(
             PieceType::ProKnight,
+            pos.pieces(us, PieceType::ProKnight),
+            &ctx,
+        );
+        s.steppers(
             PieceType::ProSilver,
-        ] {
-            s.steppers(pt, pos.pieces(us, pt), &ctx);
-        }
+            pos.pieces(us, PieceType::ProSilver),
+            &ctx,
+        );
         s.sliders(PieceType::Lance, pos.pieces(us, PieceType::Lance), &ctx);
         s.sliders(PieceType::Bishop, pos.pieces(us, PieceType::Bishop), &ctx);
         s.sliders(PieceType::Rook, pos.pieces(us, PieceType::Rook), &ctx);
@@ -253,9 +263,12 @@ impl SideScan {
         s
     }
 
-    /// Placement of one piece relative to both kings.
+    /// Material and placement of one piece relative to both kings. Material
+    /// is added per piece rather than by counting bitboards because the
+    /// default x86-64 target has no popcnt instruction.
     #[inline(always)]
     fn place(&mut self, pt: PieceType, sq: Square, ctx: &Ctx) {
+        self.material += piece_value(pt);
         let s = relative_index(sq, ctx.us);
         self.own_king += Value::from(OWN_KP[pt.index()][REL[ctx.own_row][s] as usize]);
         self.enemy_king += Value::from(ENEMY_KP[pt.index()][REL[ctx.enemy_row][s] as usize]);
@@ -276,7 +289,6 @@ impl SideScan {
         self.guards |= att;
         self.zone_attack +=
             KING_ATTACKER_WEIGHT[PieceType::Pawn.index()] * (att & ctx.enemy_zone).count() as Value;
-        self.material += piece_value(PieceType::Pawn) * pawns.count() as Value;
         for sq in pawns {
             self.place(PieceType::Pawn, sq, ctx);
             self.pawn_files |= 1 << sq.file();
@@ -286,7 +298,6 @@ impl SideScan {
     /// Non-sliding pieces other than pawns and the king.
     #[inline(always)]
     fn steppers(&mut self, pt: PieceType, bb: Bitboard, ctx: &Ctx) {
-        self.material += piece_value(pt) * bb.count() as Value;
         for sq in bb {
             let att = match pt {
                 PieceType::Knight => bitboard::knight_attacks(ctx.us, sq),
@@ -303,7 +314,6 @@ impl SideScan {
     /// the sliding part.
     #[inline(always)]
     fn sliders(&mut self, pt: PieceType, bb: Bitboard, ctx: &Ctx) {
-        self.material += piece_value(pt) * bb.count() as Value;
         for sq in bb {
             let slide = match pt {
                 PieceType::Lance => bitboard::lance_attacks(ctx.us, sq, ctx.occ),
