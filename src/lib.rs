@@ -5,6 +5,7 @@
 //! `movegen`) knows nothing of search or protocol.
 
 pub mod bitboard;
+pub mod mate;
 pub mod movegen;
 pub mod perft;
 pub mod position;
