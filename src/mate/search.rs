@@ -272,6 +272,13 @@ impl<'a> Search<'a> {
         if let Some(ancestor) = self.repeated_ancestor(ply) {
             return NodeResult::disproven(DEPTH_UNBOUNDED, hand, ancestor as u16);
         }
+        match self.table.probe(key, hand, depth) {
+            Probe::Proven { len, hand } => return NodeResult::proven(len, hand),
+            Probe::Disproven { depth, hand } => {
+                return NodeResult::disproven(depth, hand, NOT_REPETITION)
+            }
+            Probe::Working { .. } | Probe::Unknown => {}
+        }
         let or_node = is_or_ply(ply);
         let start_nodes = self.nodes;
         let first = self.buffers.children.len();
@@ -303,9 +310,12 @@ impl<'a> Search<'a> {
         }
         debug_assert!(ply + 1 < self.buffers.path.len());
 
+        // Siblings are read from the table once: later, a transposition may
+        // have changed one behind our back, but the stale value only costs
+        // a visit, in which the child sees its own entry.
+        self.load_children(first, last, depth - 1);
         let (mut pn, mut dn);
         loop {
-            self.refresh_children(first, last, depth - 1);
             (pn, dn) = node_numbers(&self.buffers.children[first..last], or_node);
             if pn == 0 || dn == 0 || pn >= th_pn || dn >= th_dn || self.aborted {
                 break;
@@ -385,9 +395,11 @@ impl<'a> Search<'a> {
         true
     }
 
-    /// Reloads the unsettled children from the table, where transpositions
-    /// may have improved them. A child the table has lost keeps its values.
-    fn refresh_children(&mut self, first: usize, last: usize, depth: u16) {
+    /// Gives the children what the table knows of them.
+    fn load_children(&mut self, first: usize, last: usize, depth: u16) {
+        for c in &self.buffers.children[first..last] {
+            self.table.prefetch(c.key);
+        }
         for i in first..last {
             let c = self.buffers.children[i];
             if c.is_settled() {

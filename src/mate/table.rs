@@ -88,10 +88,22 @@ impl Table {
         self.buckets.fill(Bucket::default());
     }
 
-    fn bucket(&mut self, key: u64) -> &mut [Entry; BUCKET_SIZE] {
+    fn index(&self, key: u64) -> usize {
         // Multiply-shift maps the key onto any table size without a modulo.
-        let index = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    fn bucket(&mut self, key: u64) -> &mut [Entry; BUCKET_SIZE] {
+        let index = self.index(key);
         &mut self.buckets[index].0
+    }
+
+    /// Starts bringing the bucket of `key` into the cache. A node probes
+    /// all its children at once: a plain load per bucket first, with
+    /// nothing waiting on it, lets the memory accesses overlap instead of
+    /// queueing behind each probe's branches.
+    pub(super) fn prefetch(&self, key: u64) {
+        std::hint::black_box(self.buckets[self.index(key)].0[0].key);
     }
 
     /// What is known of the board `key` with attacker hand `hand` for a
