@@ -210,13 +210,14 @@ impl<'a> Search<'a> {
         if self.aborted {
             return Outcome::Unknown;
         }
+        // A settled result holds even if a limit struck on the way back.
         let result = self.mid(pos, ply, depth, INFINITE, INFINITE);
-        if self.aborted {
-            Outcome::Unknown
-        } else if result.pn == 0 {
+        if result.pn == 0 {
             Outcome::Proven { len: result.len }
-        } else {
+        } else if result.dn == 0 {
             Outcome::Disproven
+        } else {
+            Outcome::Unknown
         }
     }
 
