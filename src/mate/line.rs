@@ -19,19 +19,17 @@ use crate::position::Position;
 use crate::types::Move;
 
 /// Lowers `len`, a proven mate length at the root, as far as the limits
-/// allow; the flag tells whether the result is known to be the shortest.
-pub(super) fn shortest_length(search: &mut Search, pos: &mut Position, len: u16) -> (u16, bool) {
+/// allow. When the last attempt ends in a disproof, the result is the
+/// shortest mate; when a limit ends it, an upper bound.
+pub(super) fn shortest_length(search: &mut Search, pos: &mut Position, len: u16) -> u16 {
     let mut len = len;
-    loop {
-        if len < 3 {
-            return (len, true);
-        }
+    while len >= 3 {
         match search.prove(pos, 0, len - 2) {
             Outcome::Proven { len: shorter } => len = shorter,
-            Outcome::Disproven => return (len, true),
-            Outcome::Unknown => return (len, false),
+            Outcome::Disproven | Outcome::Unknown => break,
         }
     }
+    len
 }
 
 /// Reads a mating line of at most `len` plies from the root, which is

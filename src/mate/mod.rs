@@ -86,7 +86,9 @@ impl MateSolver {
     /// `max_nodes` (if Some) or `deadline` (if Some) is reached.
     ///
     /// A mate is returned with the shortest line the limits allowed to
-    /// establish, verified move by move. The table is kept between calls.
+    /// establish, verified move by move. Once a mate is proven, reading the
+    /// line may take up to `LINE_GRACE_NODES` more nodes, past the limits.
+    /// The table is kept between calls.
     pub fn solve(
         &mut self,
         pos: &mut Position,
@@ -111,7 +113,7 @@ impl MateSolver {
             Outcome::Unknown => MateResult::Timeout,
             Outcome::Disproven => MateResult::NoMate,
             Outcome::Proven { len } => {
-                let (len, _exact) = line::shortest_length(&mut search, pos, len);
+                let len = line::shortest_length(&mut search, pos, len);
                 search.aborted = false;
                 search.limits = Limits {
                     stop: &NEVER_STOP,
