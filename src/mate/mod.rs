@@ -1,0 +1,181 @@
+//! Mate solver (tsume shogi): depth-first proof-number search (df-pn).
+//!
+//! The side to move is the attacker and may play only checks; the defender
+//! plays every legal evasion, drops between king and checker included. The
+//! attacker may have no king. Pawn-drop mate is illegal (the rules core
+//! enforces it), a repetition is not mate, and perpetual check is not mate.
+//!
+//! Module map: `search` is the df-pn core (and documents how repetitions
+//! are handled), `table` its transposition table with hand domination,
+//! `moves` the check and evasion generators, `hand` proof/disproof hand
+//! arithmetic, `key` the board key the table is indexed by, and `line`
+//! turns a proof into a short, verified mating line.
+//!
+//! Lengths count every ply, interpositions included: a futile
+//! interposition (one the attacker simply takes) lengthens the mate as it
+//! would in a game, unlike the tsume convention of not counting it.
+
+mod hand;
+mod key;
+mod line;
+mod moves;
+mod search;
+mod table;
+
+use crate::position::Position;
+use crate::types::Move;
+use search::{Buffers, Limits, Outcome, PathEntry, Search, MAX_PLY};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+use table::Table;
+
+/// The longest mate searched for, in plies; a longer one is reported as no
+/// mate.
+const MAX_MATE_LENGTH: u16 = (MAX_PLY - 1) as u16;
+
+/// Extra nodes allowed, past the caller's limits, to read the mating line
+/// out of a proof already found (it usually takes a handful of table
+/// probes; the grace only matters when the table lost parts of the proof).
+const LINE_GRACE_NODES: u64 = 200_000;
+
+/// Never set: the stop flag of the grace period.
+static NEVER_STOP: AtomicBool = AtomicBool::new(false);
+
+/// The answer of a mate search.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MateResult {
+    /// A verified mating line: attacker and defender moves alternating,
+    /// ending with the mating move.
+    Mate(Vec<Move>),
+    /// There is no mate (within `MAX_MATE_LENGTH` plies).
+    NoMate,
+    /// A limit stopped the search before it knew.
+    Timeout,
+}
+
+/// A df-pn mate solver owning its transposition table.
+pub struct MateSolver {
+    table: Table,
+    buffers: Buffers,
+    nodes: u64,
+}
+
+impl MateSolver {
+    /// A solver with a table of about `hash_mib` MiB.
+    pub fn new(hash_mib: usize) -> MateSolver {
+        MateSolver {
+            table: Table::new(hash_mib),
+            buffers: Buffers::new(),
+            nodes: 0,
+        }
+    }
+
+    /// Replaces the table by an empty one of about `hash_mib` MiB.
+    pub fn resize(&mut self, hash_mib: usize) {
+        // Drop the old table first so that both never coexist in memory.
+        self.table = Table::new(0);
+        self.table = Table::new(hash_mib);
+    }
+
+    /// Empties the table.
+    pub fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    /// Solves for the side to move; stops when `stop` becomes true, when
+    /// `max_nodes` (if Some) or `deadline` (if Some) is reached.
+    ///
+    /// A mate is returned with the shortest line the limits allowed to
+    /// establish, verified move by move. Once a mate is proven, reading the
+    /// line may take up to `LINE_GRACE_NODES` more nodes, past the limits.
+    /// The table is kept between calls.
+    pub fn solve(
+        &mut self,
+        pos: &mut Position,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+        max_nodes: Option<u64>,
+    ) -> MateResult {
+        let limits = Limits {
+            stop,
+            deadline,
+            max_nodes,
+        };
+        let mut search = Search::new(&mut self.table, &mut self.buffers, limits);
+        search.set_path(
+            0,
+            PathEntry {
+                key: key::board_key(pos),
+                hand: pos.hand(pos.side_to_move()),
+            },
+        );
+        let result = match search.prove(pos, 0, MAX_MATE_LENGTH) {
+            Outcome::Unknown => MateResult::Timeout,
+            Outcome::Disproven => MateResult::NoMate,
+            Outcome::Proven { len } => {
+                let len = line::shortest_length(&mut search, pos, len);
+                search.aborted = false;
+                search.limits = Limits {
+                    stop: &NEVER_STOP,
+                    deadline: None,
+                    max_nodes: Some(search.nodes + LINE_GRACE_NODES),
+                };
+                match line::extract_line(&mut search, pos, len) {
+                    Some(moves) if line::is_verified_mate(pos, &moves) => MateResult::Mate(moves),
+                    _ => MateResult::Timeout,
+                }
+            }
+        };
+        self.nodes = search.nodes;
+        result
+    }
+
+    /// Nodes visited by the last `solve`.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}
+
+/// Cheap mate-in-1 test for the normal search: a legal checking move after
+/// which the defender has no legal move.
+pub fn mate_in_one(pos: &mut Position) -> Option<Move> {
+    let mut checks = crate::movegen::MoveList::new();
+    moves::generate_checks(pos, &mut checks);
+    checks.into_iter().find(|&m| {
+        pos.do_move(m);
+        let mated = !moves::has_evasion(pos);
+        pos.undo_move(m);
+        mated
+    })
+}
+
+/// The `ryuo mate` command: solves `sfen` within `time_ms` (no limit if
+/// `None`) with a table of `hash_mib` MiB and returns the text to print:
+/// `checkmate <moves>`, `checkmate nomate` or `checkmate timeout`, then a
+/// line with nodes, time and speed.
+pub fn run_cli(sfen: &str, time_ms: Option<u64>, hash_mib: usize) -> String {
+    let mut pos = match Position::from_sfen(sfen) {
+        Ok(pos) => pos,
+        Err(e) => return format!("error: {e}\n"),
+    };
+    let mut solver = MateSolver::new(hash_mib);
+    let stop = AtomicBool::new(false);
+    let start = Instant::now();
+    let deadline = time_ms.map(|ms| start + Duration::from_millis(ms));
+    let result = solver.solve(&mut pos, &stop, deadline, None);
+    let elapsed = start.elapsed();
+    let verdict = match result {
+        MateResult::Mate(moves) => {
+            let text: Vec<String> = moves.iter().map(|m| m.to_usi()).collect();
+            format!("checkmate {}", text.join(" "))
+        }
+        MateResult::NoMate => "checkmate nomate".to_string(),
+        MateResult::Timeout => "checkmate timeout".to_string(),
+    };
+    let ms = elapsed.as_millis();
+    let nps = solver.nodes() as u128 * 1000 / ms.max(1);
+    format!(
+        "{verdict}\ninfo nodes {} time {ms} nps {nps}\n",
+        solver.nodes()
+    )
+}

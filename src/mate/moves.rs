@@ -1,0 +1,122 @@
+//! The moves of the AND/OR tree: legal checks for the attacker, legal
+//! evasions for the defender.
+//!
+//! Checks come from the board-move generators filtered by `gives_check`,
+//! while drops are generated only on the squares from which the dropped
+//! kind would attack the king: with a full hand the attacker has hundreds of
+//! drops, of which a few dozen check.
+
+use crate::bitboard;
+use crate::movegen::{generate, GenType, MoveList};
+use crate::position::Position;
+use crate::types::{Move, PieceType};
+
+/// Appends every legal checking move of the side to move to `list`.
+pub(super) fn generate_checks(pos: &Position, list: &mut MoveList) {
+    let start = list.len();
+    if pos.in_check() {
+        // A counter-check: the answer must both parry and check.
+        generate(pos, GenType::Evasions, list);
+    } else {
+        generate(pos, GenType::CapturesPromotions, list);
+        generate(pos, GenType::Quiets, list);
+    }
+    retain(list, start, |m| pos.gives_check(m) && pos.is_legal(m));
+    if !pos.in_check() {
+        checking_drops(pos, list);
+    }
+}
+
+/// Appends the legal drops that check the enemy king.
+fn checking_drops(pos: &Position, list: &mut MoveList) {
+    let us = pos.side_to_move();
+    let hand = pos.hand(us);
+    let Some(ksq) = pos.king_square(!us) else {
+        return;
+    };
+    let occ = pos.occupied();
+    let empty = !occ;
+    for pt in PieceType::HAND {
+        if !hand.has(pt) {
+            continue;
+        }
+        // A piece of ours attacks the king from exactly the squares an enemy
+        // piece of the same kind on the king's square would attack.
+        let mut targets = bitboard::attacks(!us, pt, ksq, occ) & empty;
+        targets = targets.and_not(bitboard::dead_squares(us, pt));
+        for to in targets {
+            if pt == PieceType::Pawn
+                && (pos.pieces(us, PieceType::Pawn) & bitboard::file_mask(to.file())).any()
+            {
+                continue; // two pawns on a file
+            }
+            let m = Move::drop(pt, to);
+            if pos.is_legal(m) {
+                list.push(m);
+            }
+        }
+    }
+}
+
+/// Appends every legal move of the side to move, which is in check, to
+/// `list`; board moves come before drops, so that ties in the search
+/// prefer answers that are not interpositions from the hand.
+pub(super) fn generate_evasions(pos: &Position, list: &mut MoveList) {
+    let start = list.len();
+    generate(pos, GenType::Evasions, list);
+    retain(list, start, |m| pos.is_legal(m));
+    list[start..].sort_by_key(|m| m.is_drop());
+}
+
+/// Whether the side to move, in check, has any legal move.
+pub(super) fn has_evasion(pos: &Position) -> bool {
+    let mut list = MoveList::new();
+    generate(pos, GenType::Evasions, &mut list);
+    list.iter().any(|&m| pos.is_legal(m))
+}
+
+/// Keeps, from `start` on, the moves that satisfy `keep`, in order.
+fn retain(list: &mut MoveList, start: usize, keep: impl Fn(Move) -> bool) {
+    let mut write = start;
+    for read in start..list.len() {
+        let m = list[read];
+        if keep(m) {
+            list[write] = m;
+            write += 1;
+        }
+    }
+    list.truncate(write);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movegen::legal_moves;
+
+    fn sorted(moves: impl IntoIterator<Item = Move>) -> Vec<u16> {
+        let mut raw: Vec<u16> = moves.into_iter().map(|m| m.raw()).collect();
+        raw.sort_unstable();
+        raw
+    }
+
+    #[test]
+    fn checks_are_exactly_the_checking_legal_moves() {
+        let sfens = [
+            "9/5Pk2/9/8R/8B/9/9/9/9 b 2Srb4g2s4n4l17p 1",
+            "4+P2kl/7s1/5R3/7B1/9/9/9/9/9 b GNrb3g3s3n3l17p 1",
+            "ln7/1k1+P5/1pp1S4/p8/9/2P6/9/9/9 b BGN2rbg2s2n3l13p 1",
+            "7l1/5n1k1/7+RP/6sK1/7L1/9/9/9/9 w r2b4g3s3n2l17p 2",
+            "4k4/9/4P4/9/9/9/9/9/4K4 b RBGSNLP 1",
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+        ];
+        for sfen in sfens {
+            let pos = Position::from_sfen(sfen).unwrap();
+            let mut checks = MoveList::new();
+            generate_checks(&pos, &mut checks);
+            let expected = legal_moves(&pos)
+                .into_iter()
+                .filter(|&m| pos.gives_check(m));
+            assert_eq!(sorted(checks), sorted(expected), "{sfen}");
+        }
+    }
+}

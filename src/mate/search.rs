@@ -1,0 +1,643 @@
+//! The df-pn search proper.
+//!
+//! Proof numbers (`pn`) and disproof numbers (`dn`) are always from the
+//! attacker's point of view: a node is proven when `pn == 0` (mate) and
+//! disproven when `dn == 0`. Even plies are OR nodes (attacker to move,
+//! checks only), odd plies AND nodes (defender to move, every evasion).
+//!
+//! Every search has a depth limit (plies left for the mate), which the
+//! mate-length minimisation lowers step by step; disproofs caused by the
+//! limit are stored with the depth they cover so that they never answer a
+//! deeper search.
+//!
+//! # Repetitions (the graph-history interaction)
+//!
+//! Every attacker move checks, so a cycle is perpetual check, which is not
+//! mate. A node whose board recurs on the current path with an attacker hand
+//! no larger than the earlier one is therefore disproven *on this path*
+//! (an attacker who could mate from the later position could have mated the
+//! same way from the earlier one with a hand at least as good). Such a
+//! disproof depends on the path, so:
+//! - it is never stored in the table;
+//! - the result carries the ply of the ancestor it depends on
+//!   (`rep_ply`), and every disproof built on it inherits the smallest such
+//!   ply; a node's disproof is stored only when it depends on no ancestor
+//!   above the node itself (a cycle back to the node does not make its own
+//!   disproof path-dependent);
+//! - the parent keeps the value in its own child list for as long as it
+//!   works on the node, which keeps the path fixed.
+//!
+//! Proofs never rest on a repetition (a repetition only ever disproves), so
+//! they are always stored.
+
+use super::hand;
+use super::key::board_key_after;
+use super::moves::{generate_checks, generate_evasions};
+use super::table::{Probe, Table, DEPTH_UNBOUNDED};
+use crate::bitboard;
+use crate::movegen::MoveList;
+use crate::position::Position;
+use crate::types::{Hand, Move, PieceType};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Proof or disproof number of a settled node.
+pub(super) const INFINITE: u32 = u32::MAX;
+/// The largest number an unsettled node may carry.
+const MAX_FINITE: u32 = INFINITE - 1;
+/// Length of the search path the solver can hold (the deepest mate it can
+/// find is one ply shorter).
+pub(super) const MAX_PLY: usize = 512;
+/// `rep_ply` of a disproof that rests on no repetition.
+const NOT_REPETITION: u16 = u16::MAX;
+/// Capacity of the stack holding the children of every node on the path;
+/// running out of it stops the search like a node limit.
+pub(super) const CHILD_STACK_CAPACITY: usize = 1 << 16;
+/// Nodes between two looks at the clock and the stop flag.
+const LIMIT_CHECK_INTERVAL: u64 = 1024;
+/// The 1+ε trick: a child may run until its number exceeds the second-best
+/// sibling's by a quarter, not just by one, which saves many switches
+/// between siblings of similar promise.
+const EPSILON_DIVISOR: u64 = 4;
+
+/// One node of the current path.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PathEntry {
+    /// Board key (see `key.rs`).
+    pub key: u64,
+    /// The attacker's hand.
+    pub hand: Hand,
+}
+
+/// A child of a node on the path, as its parent sees it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Child {
+    mv: Move,
+    key: u64,
+    /// The attacker's hand after `mv`.
+    hand: Hand,
+    pn: u32,
+    dn: u32,
+    /// Proven: the mate length; disproven: the depth the disproof covers.
+    len: u16,
+    /// Disproven: the ancestor ply the disproof depends on.
+    rep_ply: u16,
+    /// Proven or disproven: the proof or disproof hand.
+    settled_hand: Hand,
+}
+
+impl Child {
+    fn is_settled(&self) -> bool {
+        self.pn == 0 || self.dn == 0
+    }
+}
+
+/// What a search of a node found.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NodeResult {
+    pub pn: u32,
+    pub dn: u32,
+    /// Proven: the mate length; disproven: the depth the disproof covers.
+    pub len: u16,
+    /// Disproven: the ancestor ply the disproof depends on.
+    pub rep_ply: u16,
+    /// Proven: the proof hand; disproven: the disproof hand.
+    pub hand: Hand,
+}
+
+impl NodeResult {
+    fn proven(len: u16, hand: Hand) -> NodeResult {
+        NodeResult {
+            pn: 0,
+            dn: INFINITE,
+            len,
+            rep_ply: NOT_REPETITION,
+            hand,
+        }
+    }
+
+    fn disproven(depth: u16, hand: Hand, rep_ply: u16) -> NodeResult {
+        NodeResult {
+            pn: INFINITE,
+            dn: 0,
+            len: depth,
+            rep_ply,
+            hand,
+        }
+    }
+
+    fn working(pn: u32, dn: u32, hand: Hand) -> NodeResult {
+        NodeResult {
+            pn,
+            dn,
+            len: 0,
+            rep_ply: NOT_REPETITION,
+            hand,
+        }
+    }
+}
+
+/// The answer of `Search::prove`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// Mate within `len` plies.
+    Proven { len: u16 },
+    /// No mate within the depth asked (on this path).
+    Disproven,
+    /// A limit stopped the search.
+    Unknown,
+}
+
+/// The buffers a search works in, allocated once by the solver.
+pub(super) struct Buffers {
+    children: Vec<Child>,
+    path: Vec<PathEntry>,
+}
+
+impl Buffers {
+    pub(super) fn new() -> Buffers {
+        Buffers {
+            children: Vec::with_capacity(CHILD_STACK_CAPACITY),
+            path: vec![PathEntry::default(); MAX_PLY + 1],
+        }
+    }
+}
+
+/// When to give up.
+pub(super) struct Limits<'a> {
+    pub stop: &'a AtomicBool,
+    pub deadline: Option<Instant>,
+    pub max_nodes: Option<u64>,
+}
+
+/// One search session over a table.
+pub(super) struct Search<'a> {
+    table: &'a mut Table,
+    buffers: &'a mut Buffers,
+    pub limits: Limits<'a>,
+    /// Nodes visited so far.
+    pub nodes: u64,
+    /// Set when a limit was hit; every search returns at once afterwards.
+    pub aborted: bool,
+}
+
+impl<'a> Search<'a> {
+    pub(super) fn new(table: &'a mut Table, buffers: &'a mut Buffers, limits: Limits<'a>) -> Self {
+        buffers.children.clear();
+        Search {
+            table,
+            buffers,
+            limits,
+            nodes: 0,
+            aborted: false,
+        }
+    }
+
+    /// Records the node at `ply` of the path (the root or a node the caller
+    /// reached by playing moves).
+    pub(super) fn set_path(&mut self, ply: usize, entry: PathEntry) {
+        self.buffers.path[ply] = entry;
+    }
+
+    /// The path entry at `ply`.
+    pub(super) fn path(&self, ply: usize) -> PathEntry {
+        self.buffers.path[ply]
+    }
+
+    /// Searches the node at `ply` (already on the path) until it is settled
+    /// for a mate within `depth` plies or a limit is hit.
+    pub(super) fn prove(&mut self, pos: &mut Position, ply: usize, depth: u16) -> Outcome {
+        if self.aborted {
+            return Outcome::Unknown;
+        }
+        // A settled result holds even if a limit struck on the way back.
+        let result = self.mid(pos, ply, depth, INFINITE, INFINITE);
+        if result.pn == 0 {
+            Outcome::Proven { len: result.len }
+        } else if result.dn == 0 {
+            Outcome::Disproven
+        } else {
+            Outcome::Unknown
+        }
+    }
+
+    /// What the table says about the node at `ply` for `depth`.
+    pub(super) fn probe(&mut self, entry: PathEntry, depth: u16) -> Probe {
+        self.table.probe(entry.key, entry.hand, depth)
+    }
+
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.limits.max_nodes.is_some_and(|max| self.nodes >= max) {
+            self.aborted = true;
+        }
+        if self.nodes.is_multiple_of(LIMIT_CHECK_INTERVAL)
+            && (self.limits.stop.load(Ordering::Relaxed)
+                || self.limits.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            self.aborted = true;
+        }
+    }
+
+    /// The closest ancestor with the same board, the same side to move and
+    /// an attacker hand at least as large: the current node repeats it.
+    fn repeated_ancestor(&self, ply: usize) -> Option<usize> {
+        let current = self.buffers.path[ply];
+        let mut i = ply;
+        while i >= 2 {
+            i -= 2;
+            let earlier = self.buffers.path[i];
+            if earlier.key == current.key && earlier.hand.is_superset_of(current.hand) {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// The multiple-iterative-deepening step of df-pn: searches the node at
+    /// `ply` until its proof number reaches `th_pn` or its disproof number
+    /// reaches `th_dn`.
+    fn mid(
+        &mut self,
+        pos: &mut Position,
+        ply: usize,
+        depth: u16,
+        th_pn: u32,
+        th_dn: u32,
+    ) -> NodeResult {
+        let PathEntry { key, hand } = self.buffers.path[ply];
+        self.count_node();
+        if self.aborted {
+            return NodeResult::working(1, 1, hand);
+        }
+        if let Some(ancestor) = self.repeated_ancestor(ply) {
+            return NodeResult::disproven(DEPTH_UNBOUNDED, hand, ancestor as u16);
+        }
+        match self.table.probe(key, hand, depth) {
+            Probe::Proven { len, hand } => return NodeResult::proven(len, hand),
+            Probe::Disproven { depth, hand } => {
+                return NodeResult::disproven(depth, hand, NOT_REPETITION)
+            }
+            Probe::Working { .. } | Probe::Unknown => {}
+        }
+        let or_node = is_or_ply(ply);
+        let start_nodes = self.nodes;
+        let first = self.buffers.children.len();
+        if !self.expand(pos, ply, or_node) {
+            self.aborted = true;
+            return NodeResult::working(1, 1, hand);
+        }
+        let last = self.buffers.children.len();
+        if first == last {
+            // No check: no mate. No evasion: mate.
+            let result = if or_node {
+                NodeResult::disproven(
+                    DEPTH_UNBOUNDED,
+                    hand::disproof_ceiling(hand),
+                    NOT_REPETITION,
+                )
+            } else {
+                NodeResult::proven(0, interposition_needs(pos, hand, Hand::EMPTY))
+            };
+            self.store(key, hand, depth, &result, 1);
+            return result;
+        }
+        if !or_node && depth < 2 {
+            // The defender can move and no plies are left to mate after it.
+            self.buffers.children.truncate(first);
+            let result = NodeResult::disproven(1, hand, NOT_REPETITION);
+            self.store(key, hand, depth, &result, 1);
+            return result;
+        }
+        debug_assert!(ply + 1 < self.buffers.path.len());
+
+        // Siblings are read from the table once: later, a transposition may
+        // have changed one behind our back, but the stale value only costs
+        // a visit, in which the child sees its own entry.
+        self.load_children(first, last, depth - 1);
+        let (mut pn, mut dn);
+        loop {
+            (pn, dn) = node_numbers(&self.buffers.children[first..last], or_node);
+            if pn == 0 || dn == 0 || pn >= th_pn || dn >= th_dn || self.aborted {
+                break;
+            }
+            let (best, child_th_pn, child_th_dn) =
+                select_child(&self.buffers.children[first..last], or_node, th_pn, th_dn);
+            let child = self.buffers.children[first + best];
+            self.buffers.path[ply + 1] = PathEntry {
+                key: child.key,
+                hand: child.hand,
+            };
+            pos.do_move(child.mv);
+            let result = self.mid(pos, ply + 1, depth - 1, child_th_pn, child_th_dn);
+            pos.undo_move(child.mv);
+            if self.aborted {
+                break;
+            }
+            let c = &mut self.buffers.children[first + best];
+            c.pn = result.pn;
+            c.dn = result.dn;
+            c.len = result.len;
+            c.rep_ply = result.rep_ply;
+            c.settled_hand = result.hand;
+        }
+
+        let mut result = if pn == 0 {
+            self.conclude_proven(pos, first, last, or_node, hand)
+        } else if dn == 0 {
+            self.conclude_disproven(pos, first, last, or_node, hand)
+        } else {
+            NodeResult::working(pn, dn, hand)
+        };
+        self.buffers.children.truncate(first);
+        if self.aborted && result.pn != 0 && result.dn != 0 {
+            return result;
+        }
+        if result.dn == 0 && result.rep_ply != NOT_REPETITION {
+            if (result.rep_ply as usize) < ply {
+                return result; // depends on the path above: keep it out of the table
+            }
+            result.rep_ply = NOT_REPETITION;
+        }
+        let amount = (self.nodes - start_nodes + 1).min(u32::MAX as u64) as u32;
+        self.store(key, hand, depth, &result, amount);
+        result
+    }
+
+    /// Pushes the children of the node at `ply` on the child stack; false
+    /// when the stack is full. Kept out of `mid` so that the move list does
+    /// not sit in every recursive frame.
+    #[inline(never)]
+    fn expand(&mut self, pos: &Position, ply: usize, or_node: bool) -> bool {
+        let mut list = MoveList::new();
+        if or_node {
+            generate_checks(pos, &mut list);
+        } else {
+            generate_evasions(pos, &mut list);
+        }
+        let children = &mut self.buffers.children;
+        if children.len() + list.len() > children.capacity() {
+            return false;
+        }
+        let parent = self.buffers.path[ply];
+        for &mv in &list {
+            let entry = child_entry(pos, parent, mv, or_node);
+            children.push(Child {
+                mv,
+                key: entry.key,
+                hand: entry.hand,
+                pn: 1,
+                dn: 1,
+                len: 0,
+                rep_ply: NOT_REPETITION,
+                settled_hand: Hand::EMPTY,
+            });
+        }
+        true
+    }
+
+    /// Gives the children what the table knows of them.
+    fn load_children(&mut self, first: usize, last: usize, depth: u16) {
+        for c in &self.buffers.children[first..last] {
+            self.table.prefetch(c.key);
+        }
+        for i in first..last {
+            let c = self.buffers.children[i];
+            if c.is_settled() {
+                continue;
+            }
+            let child = &mut self.buffers.children[i];
+            match self.table.probe(c.key, c.hand, depth) {
+                Probe::Proven { len, hand } => {
+                    (child.pn, child.dn, child.len, child.settled_hand) = (0, INFINITE, len, hand);
+                }
+                Probe::Disproven { depth, hand } => {
+                    (child.pn, child.dn, child.len, child.settled_hand) =
+                        (INFINITE, 0, depth, hand);
+                    child.rep_ply = NOT_REPETITION;
+                }
+                Probe::Working { pn, dn } => (child.pn, child.dn) = (pn, dn),
+                Probe::Unknown => {}
+            }
+        }
+    }
+
+    /// The result of a node with a proven child (OR) or only proven
+    /// children (AND).
+    fn conclude_proven(
+        &self,
+        pos: &Position,
+        first: usize,
+        last: usize,
+        or_node: bool,
+        hand: Hand,
+    ) -> NodeResult {
+        let children = &self.buffers.children[first..last];
+        if or_node {
+            let best = children
+                .iter()
+                .filter(|c| c.pn == 0)
+                .min_by_key(|c| c.len)
+                .expect("a proven child");
+            let proof =
+                hand::before_attacker_move(best.settled_hand, best.mv, captured_kind(pos, best.mv));
+            NodeResult::proven(best.len + 1, proof)
+        } else {
+            let len = children.iter().map(|c| c.len).max().unwrap_or(0) + 1;
+            let proof = children
+                .iter()
+                .fold(Hand::EMPTY, |acc, c| hand::union(acc, c.settled_hand));
+            NodeResult::proven(len, interposition_needs(pos, hand, proof))
+        }
+    }
+
+    /// The result of a node with only disproven children (OR) or a
+    /// disproven child (AND).
+    fn conclude_disproven(
+        &self,
+        pos: &Position,
+        first: usize,
+        last: usize,
+        or_node: bool,
+        hand: Hand,
+    ) -> NodeResult {
+        let children = &self.buffers.children[first..last];
+        if or_node {
+            let mut disproof = hand::disproof_ceiling(hand);
+            let mut depth = DEPTH_UNBOUNDED;
+            let mut rep_ply = NOT_REPETITION;
+            for c in children {
+                let before =
+                    hand::before_attacker_move(c.settled_hand, c.mv, captured_kind(pos, c.mv));
+                disproof = hand::intersection(disproof, before);
+                depth = depth.min(c.len);
+                rep_ply = rep_ply.min(c.rep_ply);
+            }
+            NodeResult::disproven(one_ply_more(depth), disproof, rep_ply)
+        } else {
+            // Prefer a refutation that holds on any path, then the deepest.
+            let best = children
+                .iter()
+                .filter(|c| c.dn == 0)
+                .max_by_key(|c| (c.rep_ply, c.len))
+                .expect("a disproven child");
+            let mut disproof = best.settled_hand;
+            if best.mv.is_drop() {
+                // The defender needs the dropped piece: the attacker may not
+                // hold more of that kind than now.
+                let pt = best.mv.dropped();
+                disproof.set(pt, disproof.count(pt).min(hand.count(pt)));
+            }
+            NodeResult::disproven(one_ply_more(best.len), disproof, best.rep_ply)
+        }
+    }
+
+    fn store(&mut self, key: u64, hand: Hand, depth: u16, result: &NodeResult, amount: u32) {
+        if result.pn == 0 {
+            self.table
+                .store_proven(key, result.hand, result.len, amount);
+        } else if result.dn == 0 {
+            self.table
+                .store_disproven(key, result.hand, result.len, amount);
+        } else {
+            self.table
+                .store_working(key, hand, depth, (result.pn, result.dn), amount);
+        }
+    }
+}
+
+/// Whether the node at `ply` is an OR node (attacker to move): the root
+/// is, and the sides alternate.
+pub(super) fn is_or_ply(ply: usize) -> bool {
+    ply.is_multiple_of(2)
+}
+
+/// The path entry of the child reached by `m` from the node `parent` (the
+/// position `pos`, before `m`); `or_node` tells whether the attacker moves.
+pub(super) fn child_entry(pos: &Position, parent: PathEntry, m: Move, or_node: bool) -> PathEntry {
+    let mut hand = parent.hand;
+    if or_node {
+        if m.is_drop() {
+            hand.remove(m.dropped());
+        } else if let Some(pt) = captured_kind(pos, m) {
+            hand.add(pt);
+        }
+    }
+    PathEntry {
+        key: board_key_after(pos, parent.key, m),
+        hand,
+    }
+}
+
+/// The depth a parent's disproof covers given its child's.
+fn one_ply_more(depth: u16) -> u16 {
+    if depth == DEPTH_UNBOUNDED {
+        depth
+    } else {
+        (depth + 1).min(DEPTH_UNBOUNDED - 1)
+    }
+}
+
+/// The kind (unpromoted) a board move captures.
+fn captured_kind(pos: &Position, m: Move) -> Option<PieceType> {
+    if m.is_drop() {
+        return None;
+    }
+    pos.piece_on(m.to()).piece_type().map(PieceType::unpromote)
+}
+
+/// The proof hand of an AND node given the union of its children's: if the
+/// defender could interpose a dropped piece against the check but holds no
+/// piece of some kind, the proof relied on the attacker holding all of that
+/// kind, so the proof hand must keep the attacker's whole count of it.
+fn interposition_needs(pos: &Position, attacker_hand: Hand, proof: Hand) -> Hand {
+    let defender = pos.side_to_move();
+    let Some(ksq) = pos.king_square(defender) else {
+        return proof;
+    };
+    let checkers = pos.checkers();
+    if checkers.is_empty()
+        || checkers.more_than_one()
+        || bitboard::between(ksq, checkers.lsb()).is_empty()
+    {
+        return proof;
+    }
+    let defender_hand = pos.hand(defender);
+    let mut proof = proof;
+    for pt in PieceType::HAND {
+        if !defender_hand.has(pt) {
+            proof.set(pt, attacker_hand.count(pt));
+        }
+    }
+    proof
+}
+
+/// A node's (pn, dn) from its children's.
+fn node_numbers(children: &[Child], or_node: bool) -> (u32, u32) {
+    let (select, sum) = selection_and_sum(children, or_node);
+    if or_node {
+        (select, sum)
+    } else {
+        (sum, select)
+    }
+}
+
+/// The numbers df-pn minimises over children (pn at an OR node, dn at an
+/// AND node) and sums over them (the other), as (minimum, sum).
+fn selection_and_sum(children: &[Child], or_node: bool) -> (u32, u32) {
+    let mut min = INFINITE;
+    let mut sum = 0u64;
+    let mut infinite_sum = false;
+    for c in children {
+        let (s, t) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
+        min = min.min(s);
+        infinite_sum |= t == INFINITE;
+        sum += t as u64;
+    }
+    let sum = if infinite_sum {
+        INFINITE
+    } else {
+        sum.min(MAX_FINITE as u64) as u32
+    };
+    (min, sum)
+}
+
+/// The child to search next and its (pn, dn) thresholds.
+fn select_child(children: &[Child], or_node: bool, th_pn: u32, th_dn: u32) -> (usize, u32, u32) {
+    let number = |c: &Child| if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
+    let (mut best, mut best_s, mut second_s) = (0, INFINITE, INFINITE);
+    for (i, c) in children.iter().enumerate() {
+        let (s, _) = number(c);
+        if s < best_s {
+            (best, second_s, best_s) = (i, best_s, s);
+        } else if s < second_s {
+            second_s = s;
+        }
+    }
+    let (_, sum) = selection_and_sum(children, or_node);
+    let (th_select, th_sum) = if or_node {
+        (th_pn, th_dn)
+    } else {
+        (th_dn, th_pn)
+    };
+    let child_sum_number = number(&children[best]).1;
+    let child_th_select = th_select.min(widen(second_s));
+    let child_th_sum =
+        (th_sum as u64 - sum as u64 + child_sum_number as u64).min(INFINITE as u64) as u32;
+    if or_node {
+        (best, child_th_select, child_th_sum)
+    } else {
+        (best, child_th_sum, child_th_select)
+    }
+}
+
+/// The 1+ε threshold above the second-best sibling's number.
+fn widen(second: u32) -> u32 {
+    if second >= MAX_FINITE {
+        return INFINITE;
+    }
+    let second = second as u64;
+    (second + 1)
+        .max(second + second / EPSILON_DIVISOR)
+        .min(INFINITE as u64) as u32
+}
