@@ -135,6 +135,15 @@ pub fn budget_for_movetime(movetime: Duration, settings: &TimeSettings) -> TimeB
     }
 }
 
+/// What is left of `budget` once `spent` has gone by before the search
+/// could start.
+pub fn remaining_budget(budget: TimeBudget, spent: Duration) -> TimeBudget {
+    TimeBudget {
+        optimum: budget.optimum.saturating_sub(spent),
+        maximum: budget.maximum.saturating_sub(spent),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,6 +289,14 @@ mod tests {
         assert_eq!(b.maximum, ms(950));
         assert!(soft_when_stable(&b) >= b.maximum);
         assert_eq!(budget_for_movetime(ms(10), &settings(50)).maximum, ms(0));
+    }
+
+    #[test]
+    fn time_already_spent_comes_off_both_limits() {
+        let b = budget_for_movetime(ms(1_000), &settings(0));
+        let left = remaining_budget(b, ms(30));
+        assert_eq!(left.maximum, ms(970));
+        assert_eq!(remaining_budget(b, ms(5_000)).maximum, Duration::ZERO);
     }
 
     #[test]

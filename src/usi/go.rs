@@ -4,7 +4,7 @@
 use super::options::shorten;
 use crate::position::{parse_usi_move_text, Position};
 use crate::search::{Limits, TimeBudget};
-use crate::time::{budget_for_clock, budget_for_movetime, Clock, TimeSettings};
+use crate::time::{budget_for_clock, budget_for_movetime, remaining_budget, Clock, TimeSettings};
 use crate::types::{Color, Move};
 use std::time::Duration;
 
@@ -143,14 +143,22 @@ impl GoCommand {
             .map(|c| budget_for_clock(&c, settings, pos.game_ply()))
     }
 
-    /// The search limits in `pos`; fails if a `searchmoves` move is not legal.
-    pub fn limits(&self, pos: &Position, settings: &TimeSettings) -> Result<Limits, String> {
+    /// The search limits in `pos`, the time budget less what is `spent`
+    /// already; fails if a `searchmoves` move is not legal.
+    pub fn limits(
+        &self,
+        pos: &Position,
+        settings: &TimeSettings,
+        spent: Duration,
+    ) -> Result<Limits, String> {
         let searchmoves = self
             .searchmoves
             .iter()
             .map(|text| legal_move(pos, text))
             .collect::<Result<Vec<Move>, String>>()?;
-        let time = self.time_budget(pos, settings);
+        let time = self
+            .time_budget(pos, settings)
+            .map(|b| remaining_budget(b, spent));
         // A bare `go` (or `go ponder` without a clock) has nothing to end
         // it: it runs like `go infinite`, until `stop`.
         let unbounded = time.is_none() && self.depth.is_none() && self.nodes.is_none();
@@ -222,10 +230,14 @@ mod tests {
         assert_eq!(g.searchmoves, ["7g7f", "2g2f"]);
         assert_eq!(g.depth, Some(3));
         let pos = Position::startpos();
-        let limits = g.limits(&pos, &TimeSettings::default()).unwrap();
+        let limits = g
+            .limits(&pos, &TimeSettings::default(), Duration::ZERO)
+            .unwrap();
         assert_eq!(limits.searchmoves.len(), 2);
         let g = parse("searchmoves 7g7f 3c3d").unwrap();
-        assert!(g.limits(&pos, &TimeSettings::default()).is_err());
+        assert!(g
+            .limits(&pos, &TimeSettings::default(), Duration::ZERO)
+            .is_err());
     }
 
     #[test]
@@ -257,13 +269,31 @@ mod tests {
     fn bare_go_runs_until_stop() {
         let pos = Position::startpos();
         let s = TimeSettings::default();
-        assert!(parse("").unwrap().limits(&pos, &s).unwrap().infinite);
-        assert!(parse("ponder").unwrap().limits(&pos, &s).unwrap().infinite);
-        assert!(!parse("depth 3").unwrap().limits(&pos, &s).unwrap().infinite);
+        assert!(
+            parse("")
+                .unwrap()
+                .limits(&pos, &s, Duration::ZERO)
+                .unwrap()
+                .infinite
+        );
+        assert!(
+            parse("ponder")
+                .unwrap()
+                .limits(&pos, &s, Duration::ZERO)
+                .unwrap()
+                .infinite
+        );
+        assert!(
+            !parse("depth 3")
+                .unwrap()
+                .limits(&pos, &s, Duration::ZERO)
+                .unwrap()
+                .infinite
+        );
         assert!(
             !parse("ponder byoyomi 100")
                 .unwrap()
-                .limits(&pos, &s)
+                .limits(&pos, &s, Duration::ZERO)
                 .unwrap()
                 .infinite
         );

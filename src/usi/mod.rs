@@ -61,9 +61,11 @@ pub struct Engine {
     searcher: Option<Searcher>,
     /// Hash size of `searcher`, MiB.
     searcher_hash_mib: usize,
-    /// Clear the hash and histories before the next search (`usinewgame`
-    /// or `ClearHash` that came while thinking).
-    clear_pending: bool,
+    /// Whether the hash and histories hold anything from earlier searches.
+    memory: SearchMemory,
+    /// When the command being handled was read: a `go` counts its time
+    /// from then, not from when the search could start.
+    received: Instant,
     /// The search thread of the last `go`, until joined.
     thinking: Option<Thinking>,
 }
@@ -77,7 +79,8 @@ impl Engine {
             pos: Position::startpos(),
             searcher: None,
             searcher_hash_mib: 0,
-            clear_pending: false,
+            memory: SearchMemory::Clean,
+            received: Instant::now(),
             thinking: None,
         }
     }
@@ -104,6 +107,7 @@ impl Engine {
 
     /// Handles one command line.
     pub fn handle(&mut self, line: &str) -> Flow {
+        self.received = Instant::now();
         let words: Vec<&str> = line.split_ascii_whitespace().collect();
         let Some((&command, args)) = words.split_first() else {
             return Flow::Continue;
@@ -130,11 +134,12 @@ impl Engine {
         Flow::Continue
     }
 
-    /// Stops a running search and waits for it (`quit`, end of input).
+    /// Stops a running search, waits for its answer and takes the
+    /// searcher back (`quit`, end of input, `gameover`).
     pub fn shutdown(&mut self) {
         if let Some(t) = self.thinking.take() {
             t.control.stop();
-            t.join();
+            self.searcher = t.join();
         }
     }
 
@@ -169,15 +174,16 @@ impl Engine {
         let want = self.options.hash_mib();
         if self.searcher.is_none() {
             self.searcher_hash_mib = want;
+            self.memory = SearchMemory::Clean;
         }
         let searcher = self.searcher.get_or_insert_with(|| Searcher::new(want));
         if self.searcher_hash_mib != want {
             searcher.resize_hash(want);
             self.searcher_hash_mib = want;
         }
-        if self.clear_pending {
+        if self.memory == SearchMemory::ClearPending {
             searcher.clear();
-            self.clear_pending = false;
+            self.memory = SearchMemory::Clean;
         }
         // THREADS: when the parallel search lands, tell the searcher here:
         // searcher.set_threads(self.options.threads());
@@ -222,9 +228,14 @@ impl Engine {
     }
 
     /// Clears the hash and histories now, or before the next search if one
-    /// is thinking.
+    /// is thinking. Clearing a large table takes tens of milliseconds, so
+    /// a clean one (new, or cleared at `gameover`) is left alone: the first
+    /// move of a game must not pay for it.
     fn clear_hash(&mut self) {
-        self.clear_pending = true;
+        if self.memory == SearchMemory::Clean {
+            return;
+        }
+        self.memory = SearchMemory::ClearPending;
         if !self.is_thinking() && self.searcher.is_some() {
             self.prepare_searcher();
         }
@@ -257,26 +268,36 @@ impl Engine {
         for w in warnings {
             self.out.info_string(&w);
         }
-        let job = match command.mate {
-            Some(limit) => Job::Mate(limit),
-            None => match command.limits(&self.pos, &self.options.time_settings()) {
-                Ok(limits) => Job::BestMove {
-                    limits,
-                    options: self.options.search_options(),
-                    resign_value: self.options.resign_value(),
-                },
-                Err(e) => return self.out.error(&format!("go: {e}")),
-            },
+        self.prepare_searcher();
+        let job = match self.job_for(&command) {
+            Ok(job) => job,
+            Err(e) => return self.out.error(&format!("go: {e}")),
         };
         let pondering = command.ponder && command.mate.is_none();
-        self.prepare_searcher();
         let Some(searcher) = self.searcher.take() else {
             return self.out.error("no searcher");
         };
+        self.memory = SearchMemory::Used;
         match Thinking::start(searcher, self.pos.clone(), job, pondering, self.out.clone()) {
             Ok(t) => self.thinking = Some(t),
             Err(e) => self.out.error(&e),
         }
+    }
+
+    /// What the search thread is to do for `command`.
+    fn job_for(&self, command: &GoCommand) -> Result<Job, String> {
+        if let Some(limit) = command.mate {
+            return Ok(Job::Mate(limit));
+        }
+        // The clock runs from when the GUI sent `go`: time taken to get
+        // the searcher ready comes off the budget.
+        let spent = self.received.elapsed();
+        let settings = self.options.time_settings();
+        Ok(Job::BestMove {
+            limits: command.limits(&self.pos, &settings, spent)?,
+            options: self.options.search_options(),
+            resign_value: self.options.resign_value(),
+        })
     }
 
     fn stop(&mut self) {
@@ -300,7 +321,9 @@ impl Engine {
             [] | ["win" | "lose" | "draw"] => {
                 // Pondering ends with the game; its bestmove is harmless.
                 self.shutdown();
-                self.reclaim_searcher();
+                // Between games there is time to spare: clear now, so that
+                // `usinewgame` finds the table clean.
+                self.clear_hash();
             }
             _ => self.out.error(&format!(
                 "gameover expects win, lose or draw, not '{}'",
@@ -338,6 +361,17 @@ impl Engine {
         let totals = crate::bench::run(depth, self.options.hash_mib(), features, true, &mut out);
         crate::bench::print_totals(&totals, &mut out);
     }
+}
+
+/// What the searcher remembers from earlier searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SearchMemory {
+    /// Nothing: new or just cleared.
+    Clean,
+    /// Something, and that is fine.
+    Used,
+    /// Something, to be cleared before the next search.
+    ClearPending,
 }
 
 /// How reading one line ended.

@@ -2,6 +2,7 @@
 //! and the search thread, the `info` line format, and the reporter that
 //! throttles `info` lines during a search.
 
+use super::thinking::is_known_score;
 use crate::search::{Bound, Control, PvInfo, Reporter, Score, SearchResult};
 use crate::types::Move;
 use std::io::Write;
@@ -136,16 +137,19 @@ impl InfoReporter {
             self.out.info_string("no legal move: resign");
             return;
         }
-        let seldepth = self
-            .latest
-            .first()
-            .and_then(|l| l.as_ref())
-            .map_or(result.depth, |l| l.seldepth);
+        let last = self.latest.first().and_then(|l| l.as_ref());
+        let score = if is_known_score(result.score) {
+            Score::from_value(result.score)
+        } else {
+            // Stopped before the first move was scored.
+            last.map_or(Score::Cp(0), |l| l.score)
+        };
+        let seldepth = last.map_or(result.depth, |l| l.seldepth);
         let best = PvInfo {
             multipv: 1,
             depth: result.depth,
             seldepth: seldepth.max(result.depth),
-            score: Score::from_value(result.score),
+            score,
             bound: Bound::Exact,
             nodes: result.nodes,
             time: control.since_start(),

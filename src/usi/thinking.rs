@@ -9,6 +9,7 @@ use super::mate::solve_mate;
 use super::output::{InfoReporter, Output};
 use crate::movegen::legal_moves;
 use crate::position::Position;
+use crate::search::params::INFINITE;
 use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher};
 use crate::types::{Move, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -139,7 +140,7 @@ pub fn bestmove_line(
             }
         }
     };
-    if resign_value > 0 && result.score <= -resign_value {
+    if resign_value > 0 && is_known_score(result.score) && result.score <= -resign_value {
         out.info_string(&format!(
             "score {} at or below -ResignValue: resigning",
             result.score
@@ -152,6 +153,12 @@ pub fn bestmove_line(
         Some(p) => format!("bestmove {best} ponder {p}"),
         None => format!("bestmove {best}"),
     }
+}
+
+/// Whether `score` is a searched value: a search stopped before its first
+/// move was scored reports the window bound (±INFINITE).
+pub fn is_known_score(score: Value) -> bool {
+    score.abs() < INFINITE
 }
 
 fn is_legal(pos: &Position, m: Move) -> bool {
