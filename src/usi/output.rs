@@ -106,6 +106,9 @@ pub struct InfoReporter {
     last_printed: Option<Duration>,
     /// The depth whose MultiPV block is being printed line by line.
     printing_depth: Option<i32>,
+    /// Depth, score and moves of the first PV as last printed: the final
+    /// line is not repeated when it would only update the node count.
+    last_best: Option<(i32, Score, Vec<Move>)>,
 }
 
 impl InfoReporter {
@@ -116,6 +119,7 @@ impl InfoReporter {
             latest: Vec::new(),
             last_printed: None,
             printing_depth: None,
+            last_best: None,
         }
     }
 
@@ -156,7 +160,9 @@ impl InfoReporter {
             hashfull,
             pv: result.pv.clone(),
         };
-        self.out.line(&info_line(&best));
+        if self.last_best != Some((best.depth, best.score, best.pv.clone())) {
+            self.out.line(&info_line(&best));
+        }
         for info in self.latest.iter().skip(1).flatten() {
             self.out.line(&info_line(info));
         }
@@ -180,6 +186,7 @@ impl Reporter for InfoReporter {
             if info.multipv == 1 {
                 self.last_printed = Some(info.time);
                 self.printing_depth = Some(info.depth);
+                self.last_best = Some((info.depth, info.score, info.pv.clone()));
             }
             self.out.line(&info_line(info));
         }
@@ -241,5 +248,36 @@ mod tests {
         let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         let depths: Vec<&str> = text.lines().map(|l| l.split(' ').nth(2).unwrap()).collect();
         assert_eq!(depths, ["1", "1", "4", "4"], "{text}");
+    }
+
+    #[test]
+    fn the_final_line_shows_the_result_once() {
+        let buf = Buffer::default();
+        let mut r = InfoReporter::new(Output::new(buf.clone()));
+        let shown = info(6, 1, 0);
+        r.pv(&shown);
+        let mut result = SearchResult {
+            best: shown.pv.first().copied(),
+            score: -12,
+            depth: 6,
+            nodes: 9000,
+            pv: shown.pv.clone(),
+            ..SearchResult::default()
+        };
+        r.finish(&result, &Control::new(false), 0);
+        assert_eq!(
+            String::from_utf8(buf.0.lock().unwrap().clone())
+                .unwrap()
+                .lines()
+                .count(),
+            1
+        );
+        result.depth = 7;
+        r.finish(&result, &Control::new(false), 0);
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(
+            text.lines().last().unwrap().starts_with("info depth 7 "),
+            "{text}"
+        );
     }
 }
