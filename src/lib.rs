@@ -12,5 +12,6 @@ pub mod movegen;
 pub mod perft;
 pub mod position;
 pub mod search;
+pub mod time;
 pub mod types;
 pub mod usi;

@@ -3,7 +3,7 @@
 
 use clap::{Parser, Subcommand};
 use ryuo::position::Position;
-use ryuo::usi::{perft_report, Engine};
+use ryuo::usi::perft_report;
 use std::io::{self, Write};
 
 #[derive(Parser)]
@@ -47,11 +47,7 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        None => {
-            let stdin = io::stdin();
-            let mut stdout = io::stdout();
-            Engine::new().run(stdin.lock(), &mut stdout);
-        }
+        None => ryuo::usi::run(io::stdin().lock(), io::stdout()),
         Some(Command::Bench {
             depth,
             hash,

@@ -1,0 +1,425 @@
+//! The USI options: what `usi` advertises, what `setoption` may change, and
+//! the typed settings the rest of the engine reads from them.
+//!
+//! Options are a table (name, kind, current value) so that advertising,
+//! validation and lookup cannot disagree. Names are matched without regard
+//! to case, as the USI spec asks.
+
+use crate::position::EnteringKingRule;
+use crate::search::{Features, SearchOptions};
+use crate::time::TimeSettings;
+use crate::types::Value;
+use std::time::Duration;
+
+/// Hash table size when none is set (MiB).
+pub const DEFAULT_HASH_MIB: i64 = 256;
+
+/// The type of an option, with its default and limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// `true`/`false`.
+    Check {
+        /// Value before any `setoption`.
+        default: bool,
+    },
+    /// An integer within `min..=max`.
+    Spin {
+        /// Value before any `setoption`.
+        default: i64,
+        /// Smallest accepted value.
+        min: i64,
+        /// Largest accepted value.
+        max: i64,
+    },
+    /// One of a fixed list of words.
+    Combo {
+        /// Value before any `setoption`.
+        default: &'static str,
+        /// The accepted words.
+        vars: &'static [&'static str],
+    },
+    /// An action without a value.
+    Button,
+}
+
+/// The value an option holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionValue {
+    /// Of a check option.
+    Check(bool),
+    /// Of a spin option.
+    Spin(i64),
+    /// Of a combo option (one of its vars).
+    Combo(&'static str),
+    /// Buttons hold nothing.
+    None,
+}
+
+/// What a successful `setoption` asks the engine to do besides storing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetEffect {
+    /// Nothing more: the value is read when needed.
+    Stored,
+    /// The `ClearHash` button: empty the hash table.
+    ClearHash,
+}
+
+struct Entry {
+    name: &'static str,
+    kind: OptionKind,
+    value: OptionValue,
+}
+
+/// Names of the search switches that are spins rather than checks: the
+/// `Features::ABLATIONS` entries `Name=value` set them.
+const SPIN_SWITCHES: [&str; 1] = ["Killers"];
+
+/// Entering-king rule names as the `EnteringKingRule` combo shows them.
+const ENTERING_KING_RULES: [(&str, EnteringKingRule); 3] = [
+    ("CSARule27", EnteringKingRule::Csa27),
+    ("CSARule24", EnteringKingRule::Csa24),
+    ("NoEnteringKing", EnteringKingRule::None),
+];
+
+/// Every USI option with its current value.
+pub struct Options {
+    entries: Vec<Entry>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::new()
+    }
+}
+
+fn spin(name: &'static str, default: i64, min: i64, max: i64) -> Entry {
+    Entry {
+        name,
+        kind: OptionKind::Spin { default, min, max },
+        value: OptionValue::Spin(default),
+    }
+}
+
+fn check(name: &'static str, default: bool) -> Entry {
+    Entry {
+        name,
+        kind: OptionKind::Check { default },
+        value: OptionValue::Check(default),
+    }
+}
+
+impl Options {
+    /// Every option at its default.
+    pub fn new() -> Options {
+        let mut entries = vec![
+            spin("USI_Hash", DEFAULT_HASH_MIB, 1, 65_536),
+            check("USI_Ponder", false),
+            // One until the search is parallel; the value is kept meanwhile.
+            spin("Threads", 1, 1, 256),
+            spin("MultiPV", 1, 1, 600),
+            spin("NetworkDelay", 50, 0, 10_000),
+            spin("MinimumThinkingTime", 0, 0, 600_000),
+            Entry {
+                name: "EnteringKingRule",
+                kind: OptionKind::Combo {
+                    default: "CSARule27",
+                    vars: &["CSARule27", "CSARule24", "NoEnteringKing"],
+                },
+                value: OptionValue::Combo("CSARule27"),
+            },
+            spin("DrawValue", 0, -3_000, 3_000),
+            spin("ResignValue", 0, 0, 32_000),
+            spin("MateHash", 64, 1, 65_536),
+            Entry {
+                name: "ClearHash",
+                kind: OptionKind::Button,
+                value: OptionValue::None,
+            },
+        ];
+        for (name, _) in Features::ABLATIONS {
+            if !name.contains('=') {
+                entries.push(check(name, true));
+            }
+        }
+        let killers = Features::default().killers as i64;
+        entries.push(spin("Killers", killers, 0, killers));
+        Options { entries }
+    }
+
+    /// The `option name … type …` lines for the `usi` answer.
+    pub fn usi_lines(&self) -> Vec<String> {
+        self.entries.iter().map(advertise).collect()
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
+        let name = if name.eq_ignore_ascii_case("USI_MultiPV") {
+            "MultiPV"
+        } else {
+            name
+        };
+        self.entries
+            .iter()
+            .position(|e| e.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Applies `setoption name <name> [value <value>]`; on any error nothing
+    /// changes and the message says why.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<SetEffect, String> {
+        let shown = shorten(name, 40);
+        let i = self
+            .find(name)
+            .ok_or_else(|| format!("unknown option '{shown}'"))?;
+        let entry = &mut self.entries[i];
+        let parsed = parse_value(entry.kind, value)
+            .map_err(|why| format!("option {}: {why}", entry.name))?;
+        if entry.kind == OptionKind::Button {
+            return Ok(match entry.name {
+                "ClearHash" => SetEffect::ClearHash,
+                _ => SetEffect::Stored,
+            });
+        }
+        entry.value = parsed;
+        Ok(SetEffect::Stored)
+    }
+
+    fn value(&self, name: &str) -> OptionValue {
+        self.find(name)
+            .map_or(OptionValue::None, |i| self.entries[i].value)
+    }
+
+    /// The value of a spin option (0 for a name that is not a spin).
+    pub fn spin(&self, name: &str) -> i64 {
+        match self.value(name) {
+            OptionValue::Spin(v) => v,
+            _ => 0,
+        }
+    }
+
+    /// The value of a check option (false for a name that is not a check).
+    pub fn check(&self, name: &str) -> bool {
+        matches!(self.value(name), OptionValue::Check(true))
+    }
+
+    /// Hash table size in MiB.
+    pub fn hash_mib(&self) -> usize {
+        self.spin("USI_Hash") as usize
+    }
+
+    /// Search threads asked for.
+    pub fn threads(&self) -> usize {
+        self.spin("Threads") as usize
+    }
+
+    /// Hash size for the mate solver, MiB.
+    pub fn mate_hash_mib(&self) -> usize {
+        self.spin("MateHash") as usize
+    }
+
+    /// Resign when the score is at or below minus this (0: never).
+    pub fn resign_value(&self) -> Value {
+        self.spin("ResignValue") as Value
+    }
+
+    /// Time settings for the time manager.
+    pub fn time_settings(&self) -> TimeSettings {
+        TimeSettings {
+            network_delay: Duration::from_millis(self.spin("NetworkDelay") as u64),
+            minimum_thinking: Duration::from_millis(self.spin("MinimumThinkingTime") as u64),
+        }
+    }
+
+    /// Options for the searcher.
+    pub fn search_options(&self) -> SearchOptions {
+        SearchOptions {
+            multipv: self.spin("MultiPV") as usize,
+            draw_value: self.spin("DrawValue") as Value,
+            entering_king_rule: self.entering_king_rule(),
+            features: self.features(),
+        }
+    }
+
+    fn entering_king_rule(&self) -> EnteringKingRule {
+        let OptionValue::Combo(name) = self.value("EnteringKingRule") else {
+            return EnteringKingRule::default();
+        };
+        ENTERING_KING_RULES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(EnteringKingRule::default(), |&(_, rule)| rule)
+    }
+
+    /// The search switches: every check option that is off, and the spins
+    /// at the values an ablation entry names.
+    fn features(&self) -> Features {
+        let mut features = Features::default();
+        for (name, switch_off) in Features::ABLATIONS {
+            let off = match name.split_once('=') {
+                None => !self.check(name),
+                Some((base, value)) => value.parse() == Ok(self.spin(base)),
+            };
+            if off {
+                switch_off(&mut features);
+            }
+        }
+        features
+    }
+}
+
+/// The `option …` line advertising one entry.
+fn advertise(e: &Entry) -> String {
+    match e.kind {
+        OptionKind::Check { default } => {
+            format!("option name {} type check default {default}", e.name)
+        }
+        OptionKind::Spin { default, min, max } => format!(
+            "option name {} type spin default {default} min {min} max {max}",
+            e.name
+        ),
+        OptionKind::Combo { default, vars } => {
+            let vars: String = vars.iter().map(|v| format!(" var {v}")).collect();
+            format!("option name {} type combo default {default}{vars}", e.name)
+        }
+        OptionKind::Button => format!("option name {} type button", e.name),
+    }
+}
+
+/// Reads `value` for an option of `kind`.
+fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, String> {
+    if kind == OptionKind::Button {
+        return Ok(OptionValue::None);
+    }
+    let text = value
+        .filter(|v| !v.is_empty())
+        .ok_or("a value is required")?;
+    let shown = shorten(text, 40);
+    match kind {
+        OptionKind::Check { .. } => match text.to_ascii_lowercase().as_str() {
+            "true" => Ok(OptionValue::Check(true)),
+            "false" => Ok(OptionValue::Check(false)),
+            _ => Err(format!("'{shown}' is not true or false")),
+        },
+        OptionKind::Spin { min, max, .. } => match text.parse::<i64>() {
+            Ok(v) if (min..=max).contains(&v) => Ok(OptionValue::Spin(v)),
+            _ => Err(format!("'{shown}' is not an integer in {min}..{max}")),
+        },
+        OptionKind::Combo { vars, .. } => vars
+            .iter()
+            .find(|v| v.eq_ignore_ascii_case(text))
+            .map(|v| OptionValue::Combo(v))
+            .ok_or_else(|| format!("'{shown}' is not one of {}", vars.join(", "))),
+        OptionKind::Button => Ok(OptionValue::None),
+    }
+}
+
+/// At most `n` characters of untrusted text, escaped for one output line.
+pub fn shorten(text: &str, n: usize) -> String {
+    let mut s: String = text
+        .chars()
+        .take(n)
+        .collect::<String>()
+        .escape_default()
+        .to_string();
+    if text.chars().nth(n).is_some() {
+        s.push_str("...");
+    }
+    s
+}
+
+/// Names of the `Features::ABLATIONS` entries whose `Name=value` form has
+/// no spin option to set it (kept empty by a test).
+pub fn unhandled_spin_switches() -> Vec<&'static str> {
+    Features::ABLATIONS
+        .iter()
+        .filter_map(|(name, _)| name.split_once('=').map(|(base, _)| base))
+        .filter(|base| !SPIN_SWITCHES.contains(base))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_option_line_is_well_formed() {
+        let lines = Options::new().usi_lines();
+        for l in &lines {
+            assert!(l.starts_with("option name "), "{l}");
+            assert!(l.contains(" type "), "{l}");
+        }
+        for name in [
+            "USI_Hash",
+            "USI_Ponder",
+            "Threads",
+            "MultiPV",
+            "ClearHash",
+            "NullMove",
+        ] {
+            assert!(
+                lines.iter().any(|l| l.contains(&format!("name {name} "))),
+                "{name}"
+            );
+        }
+        assert!(lines
+            .iter()
+            .any(|l| l.contains("name Killers type spin default 2 min 0 max 2")));
+    }
+
+    #[test]
+    fn every_spin_switch_has_an_option() {
+        assert!(unhandled_spin_switches().is_empty());
+    }
+
+    #[test]
+    fn bad_values_change_nothing() {
+        let mut o = Options::new();
+        for (name, value) in [
+            ("USI_Hash", Some("abc")),
+            ("USI_Hash", Some("0")),
+            ("USI_Hash", Some("99999999999999999999999")),
+            ("USI_Hash", None),
+            ("USI_Ponder", Some("maybe")),
+            ("EnteringKingRule", Some("__no_such_var__")),
+            ("NoSuchOption", Some("1")),
+        ] {
+            assert!(o.set(name, value).is_err(), "{name} {value:?}");
+        }
+        assert_eq!(o.hash_mib(), DEFAULT_HASH_MIB as usize);
+        assert!(!o.check("USI_Ponder"));
+    }
+
+    #[test]
+    fn values_are_stored_and_aliases_accepted() {
+        let mut o = Options::new();
+        o.set("usi_hash", Some("16")).unwrap();
+        o.set("USI_MultiPV", Some("3")).unwrap();
+        o.set("EnteringKingRule", Some("csarule24")).unwrap();
+        o.set("Threads", Some("4")).unwrap();
+        assert_eq!(o.hash_mib(), 16);
+        assert_eq!(o.search_options().multipv, 3);
+        assert_eq!(o.threads(), 4);
+        assert_eq!(
+            o.search_options().entering_king_rule,
+            EnteringKingRule::Csa24
+        );
+        assert_eq!(o.set("ClearHash", None), Ok(SetEffect::ClearHash));
+    }
+
+    #[test]
+    fn switches_reach_the_search_features() {
+        let mut o = Options::new();
+        assert_eq!(o.search_options().features, Features::default());
+        o.set("NullMove", Some("false")).unwrap();
+        o.set("Killers", Some("1")).unwrap();
+        let f = o.search_options().features;
+        assert!(!f.null_move);
+        assert_eq!(f.killers, 1);
+        assert!(f.late_move_reductions);
+    }
+
+    #[test]
+    fn untrusted_text_is_shortened_and_escaped() {
+        assert_eq!(shorten("abc", 40), "abc");
+        assert_eq!(shorten("a\u{0}b", 40), "a\\u{0}b");
+        assert_eq!(shorten(&"x".repeat(100), 3), "xxx...");
+    }
+}

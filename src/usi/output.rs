@@ -1,0 +1,283 @@
+//! What the engine writes: a line-atomic output shared by the input loop
+//! and the search thread, the `info` line format, and the reporter that
+//! throttles `info` lines during a search.
+
+use super::thinking::is_known_score;
+use crate::search::{Bound, Control, PvInfo, Reporter, Score, SearchResult};
+use crate::types::Move;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Fewest milliseconds between two reported iterations: fast early
+/// iterations would otherwise flood the GUI.
+const INFO_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The engine's output, shared between threads; every line is written and
+/// flushed whole, so lines from two threads never interleave.
+#[derive(Clone)]
+pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Output {
+    /// Wraps a writer (stdout, or a buffer in tests).
+    pub fn new(w: impl Write + Send + 'static) -> Output {
+        Output(Arc::new(Mutex::new(Box::new(w))))
+    }
+
+    /// Writes one line. A closed output (the GUI went away) is ignored:
+    /// end of input follows and ends the loop.
+    pub fn line(&self, text: &str) {
+        // A panic elsewhere while holding the lock must not silence us.
+        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(w, "{text}");
+        let _ = w.flush();
+    }
+
+    /// Writes several lines (a block such as the `usi` answer).
+    pub fn lines(&self, text: &str) {
+        for l in text.lines() {
+            self.line(l);
+        }
+    }
+
+    /// `info string <text>`.
+    pub fn info_string(&self, text: &str) {
+        self.line(&format!("info string {text}"));
+    }
+
+    /// `info string error: <text>`.
+    pub fn error(&self, text: &str) {
+        self.info_string(&format!("error: {text}"));
+    }
+}
+
+/// Raw bytes, for reports that stream their own lines (`bench`).
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        w.write_all(buf)?;
+        w.flush()?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Moves as USI text, separated by spaces.
+pub fn moves_text(moves: &[Move]) -> String {
+    let words: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    words.join(" ")
+}
+
+/// The `info …` line for one principal variation (`pv` last, as GUIs
+/// expect).
+pub fn info_line(info: &PvInfo) -> String {
+    let ms = info.time.as_millis() as u64;
+    let nps = info.nodes * 1000 / ms.max(1);
+    let score = match info.score {
+        Score::Cp(v) => format!("cp {v}"),
+        Score::Mate(n) => format!("mate {n}"),
+    };
+    let bound = match info.bound {
+        Bound::Lower => " lowerbound",
+        Bound::Upper => " upperbound",
+        Bound::Exact | Bound::None => "",
+    };
+    let mut line = format!(
+        "info depth {} seldepth {} score {score}{bound} nodes {} nps {nps} time {ms} hashfull {} multipv {}",
+        info.depth, info.seldepth, info.nodes, info.hashfull, info.multipv
+    );
+    if !info.pv.is_empty() {
+        line.push_str(" pv ");
+        line.push_str(&moves_text(&info.pv));
+    }
+    line
+}
+
+/// Prints the search's progress as `info` lines, at most one iteration per
+/// `INFO_INTERVAL`, and the final lines before `bestmove`.
+pub struct InfoReporter {
+    out: Output,
+    /// The latest line of each MultiPV index (0-based), printed or not.
+    latest: Vec<Option<PvInfo>>,
+    /// When the last iteration was printed (time since the search began).
+    last_printed: Option<Duration>,
+    /// The depth whose MultiPV block is being printed line by line.
+    printing_depth: Option<i32>,
+    /// Depth, score and moves of the first PV as last printed: the final
+    /// line is not repeated when it would only update the node count.
+    last_best: Option<(i32, Score, Vec<Move>)>,
+}
+
+impl InfoReporter {
+    /// A reporter writing to `out`.
+    pub fn new(out: Output) -> InfoReporter {
+        InfoReporter {
+            out,
+            latest: Vec::new(),
+            last_printed: None,
+            printing_depth: None,
+            last_best: None,
+        }
+    }
+
+    fn due(&self, now: Duration) -> bool {
+        self.last_printed
+            .is_none_or(|last| now.saturating_sub(last) >= INFO_INTERVAL)
+    }
+
+    /// The lines that end a search: the best line from `result` (so the
+    /// last `info` shows the move about to be played), then the other
+    /// MultiPV lines as last seen.
+    pub fn finish(&mut self, result: &SearchResult, control: &Control, hashfull: u32) {
+        if result.declare_win {
+            self.out
+                .info_string("entering-king declaration: the side to move wins");
+            return;
+        }
+        if result.best.is_none() {
+            self.out.info_string("no legal move: resign");
+            return;
+        }
+        let last = self.latest.first().and_then(|l| l.as_ref());
+        let score = if is_known_score(result.score) {
+            Score::from_value(result.score)
+        } else {
+            // Stopped before the first move was scored.
+            last.map_or(Score::Cp(0), |l| l.score)
+        };
+        let seldepth = last.map_or(result.depth, |l| l.seldepth);
+        let best = PvInfo {
+            multipv: 1,
+            depth: result.depth,
+            seldepth: seldepth.max(result.depth),
+            score,
+            bound: Bound::Exact,
+            nodes: result.nodes,
+            time: control.since_start(),
+            hashfull,
+            pv: result.pv.clone(),
+        };
+        if self.last_best != Some((best.depth, best.score, best.pv.clone())) {
+            self.out.line(&info_line(&best));
+        }
+        for info in self.latest.iter().skip(1).flatten() {
+            self.out.line(&info_line(info));
+        }
+    }
+}
+
+impl Reporter for InfoReporter {
+    fn pv(&mut self, info: &PvInfo) {
+        let index = info.multipv.saturating_sub(1);
+        if self.latest.len() <= index {
+            self.latest.resize(index + 1, None);
+        }
+        self.latest[index] = Some(info.clone());
+        let print = if info.multipv == 1 {
+            self.due(info.time)
+        } else {
+            // The rest of a block whose first line was printed.
+            self.printing_depth == Some(info.depth)
+        };
+        if print {
+            if info.multipv == 1 {
+                self.last_printed = Some(info.time);
+                self.printing_depth = Some(info.depth);
+                self.last_best = Some((info.depth, info.score, info.pv.clone()));
+            }
+            self.out.line(&info_line(info));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buffer {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn info(depth: i32, multipv: usize, ms: u64) -> PvInfo {
+        let pos = crate::position::Position::startpos();
+        PvInfo {
+            multipv,
+            depth,
+            seldepth: depth + 2,
+            score: Score::Cp(-12),
+            bound: Bound::Exact,
+            nodes: 5000,
+            time: Duration::from_millis(ms),
+            hashfull: 3,
+            pv: vec![pos.parse_usi_move("7g7f").unwrap()],
+        }
+    }
+
+    #[test]
+    fn info_line_has_every_field_and_pv_last() {
+        let mut i = info(7, 2, 250);
+        i.bound = Bound::Lower;
+        assert_eq!(
+            info_line(&i),
+            "info depth 7 seldepth 9 score cp -12 lowerbound nodes 5000 nps 20000 time 250 hashfull 3 multipv 2 pv 7g7f"
+        );
+        i.score = Score::Mate(-3);
+        assert!(info_line(&i).contains("score mate -3 lowerbound"));
+    }
+
+    #[test]
+    fn fast_iterations_are_throttled_multipv_blocks_kept_whole() {
+        let buf = Buffer::default();
+        let mut r = InfoReporter::new(Output::new(buf.clone()));
+        for (depth, ms) in [(1, 0), (2, 1), (3, 2), (4, 150), (5, 160)] {
+            r.pv(&info(depth, 1, ms));
+            r.pv(&info(depth, 2, ms));
+        }
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let depths: Vec<&str> = text.lines().map(|l| l.split(' ').nth(2).unwrap()).collect();
+        assert_eq!(depths, ["1", "1", "4", "4"], "{text}");
+    }
+
+    #[test]
+    fn the_final_line_shows_the_result_once() {
+        let buf = Buffer::default();
+        let mut r = InfoReporter::new(Output::new(buf.clone()));
+        let shown = info(6, 1, 0);
+        r.pv(&shown);
+        let mut result = SearchResult {
+            best: shown.pv.first().copied(),
+            score: -12,
+            depth: 6,
+            nodes: 9000,
+            pv: shown.pv.clone(),
+            ..SearchResult::default()
+        };
+        r.finish(&result, &Control::new(false), 0);
+        assert_eq!(
+            String::from_utf8(buf.0.lock().unwrap().clone())
+                .unwrap()
+                .lines()
+                .count(),
+            1
+        );
+        result.depth = 7;
+        r.finish(&result, &Control::new(false), 0);
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert!(
+            text.lines().last().unwrap().starts_with("info depth 7 "),
+            "{text}"
+        );
+    }
+}
