@@ -26,6 +26,18 @@ enum Command {
         #[arg(long)]
         divide: bool,
     },
+    /// Solve a tsume problem with the df-pn mate solver.
+    Mate {
+        /// The problem; the side to move is the attacker.
+        #[arg(long)]
+        sfen: String,
+        /// Give up after this many milliseconds (default: no limit).
+        #[arg(long)]
+        time_ms: Option<u64>,
+        /// Solver table size in MiB.
+        #[arg(long, default_value_t = ryuo::search::DEFAULT_MATE_HASH_MIB)]
+        hash: usize,
+    },
     /// Search the bench positions to a fixed depth: node signature and speed.
     Bench {
         /// Depth of every search.
@@ -60,6 +72,17 @@ fn main() {
             } else {
                 let totals = ryuo::bench::run(depth, hash, Default::default(), true, &mut out);
                 ryuo::bench::print_totals(&totals, &mut out);
+            }
+        }
+        Some(Command::Mate {
+            sfen,
+            time_ms,
+            hash,
+        }) => {
+            let text = ryuo::mate::run_cli(&sfen, time_ms, hash);
+            print!("{text}");
+            if text.starts_with("error") {
+                std::process::exit(2);
             }
         }
         Some(Command::Perft {

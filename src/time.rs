@@ -32,10 +32,6 @@ const MIN_MOVES_TO_GO: u32 = 20;
 const MAXIMUM_OVER_OPTIMUM: u32 = 3;
 /// Sudden death: one move never takes more than this share of the clock.
 const SUDDEN_DEATH_MAX_SHARE: u32 = 4;
-/// The smallest factor by which the search scales `optimum` (a stable best
-/// move): mirrors the search's `0.6 + changes * 0.7` rule. The soft limit
-/// is divided by it where thinking must last at least that long.
-const SEARCH_MIN_STABILITY_SCALE: f64 = 0.6;
 
 /// The clock of the side to move, as `go` gives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -119,7 +115,8 @@ pub fn budget_for_clock(clock: &Clock, settings: &TimeSettings, game_ply: u32) -
         optimum = round_up_to_second(optimum, settings.network_delay, maximum);
     }
     TimeBudget {
-        optimum: optimum.max(floor.div_f64(SEARCH_MIN_STABILITY_SCALE)),
+        minimum: floor,
+        optimum,
         maximum,
     }
 }
@@ -127,10 +124,10 @@ pub fn budget_for_clock(clock: &Clock, settings: &TimeSettings, game_ply: u32) -
 /// The budget for `go movetime`: all of it, less the delay.
 pub fn budget_for_movetime(movetime: Duration, settings: &TimeSettings) -> TimeBudget {
     let maximum = movetime.saturating_sub(settings.network_delay);
+    // The search uses the whole move time.
     TimeBudget {
-        // The soft limit, even scaled down, lies beyond the hard one: the
-        // search uses the whole move time.
-        optimum: maximum.div_f64(SEARCH_MIN_STABILITY_SCALE),
+        minimum: maximum,
+        optimum: maximum,
         maximum,
     }
 }
@@ -139,6 +136,7 @@ pub fn budget_for_movetime(movetime: Duration, settings: &TimeSettings) -> TimeB
 /// could start.
 pub fn remaining_budget(budget: TimeBudget, spent: Duration) -> TimeBudget {
     TimeBudget {
+        minimum: budget.minimum.saturating_sub(spent),
         optimum: budget.optimum.saturating_sub(spent),
         maximum: budget.maximum.saturating_sub(spent),
     }
@@ -167,9 +165,10 @@ mod tests {
         }
     }
 
-    /// The soft limit the search will apply to a stable best move.
+    /// The least the search will think: the soft limit of a stable best
+    /// move, or the minimum.
     fn soft_when_stable(b: &TimeBudget) -> Duration {
-        b.optimum.mul_f64(SEARCH_MIN_STABILITY_SCALE)
+        b.optimum.mul_f64(0.6).max(b.minimum)
     }
 
     #[test]
@@ -191,7 +190,7 @@ mod tests {
         let b = budget_for_clock(&c, &settings(50), 1);
         assert!(b.optimum > ms(200), "{b:?}");
         assert!(b.maximum <= ms(3_150), "{b:?}");
-        assert!(b.optimum <= b.maximum.div_f64(SEARCH_MIN_STABILITY_SCALE));
+        assert!(b.optimum <= b.maximum && b.minimum <= b.maximum);
     }
 
     #[test]

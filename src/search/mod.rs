@@ -13,6 +13,7 @@ pub mod params;
 pub mod see;
 pub mod tt;
 
+use crate::mate::MateSolver;
 use crate::movegen::legal_moves;
 use crate::position::{EnteringKingRule, Position};
 use crate::types::{Move, Value};
@@ -21,6 +22,9 @@ use params::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 pub use tt::{Bound, TranspositionTable};
+
+/// Mate solver table size until told otherwise, MiB.
+pub const DEFAULT_MATE_HASH_MIB: usize = 64;
 
 /// The forward-pruning and ordering techniques, each switchable, so that
 /// each can be measured against the rest (SEARCH_NOTES, 002).
@@ -121,6 +125,9 @@ impl Default for SearchOptions {
 /// How much time the search may use, decided by the time manager.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeBudget {
+    /// Never stop before this (time that would be lost anyway, such as
+    /// byoyomi, or `MinimumThinkingTime`), unless the result is certain.
+    pub minimum: Duration,
     /// Stop starting new iterations after this (scaled by stability).
     pub optimum: Duration,
     /// Never think longer than this.
@@ -161,10 +168,16 @@ impl Default for Control {
 impl Control {
     /// A fresh control, the clock starting now; `pondering` for `go ponder`.
     pub fn new(pondering: bool) -> Control {
+        Control::new_at(Instant::now(), pondering)
+    }
+
+    /// A fresh control whose clock started at `start` (when the GUI's `go`
+    /// arrived, so that getting ready counts against the budget).
+    pub fn new_at(start: Instant, pondering: bool) -> Control {
         Control {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(pondering),
-            epoch: Instant::now(),
+            epoch: start,
             origin_ms: AtomicU64::new(0),
         }
     }
@@ -177,6 +190,11 @@ impl Control {
     /// Whether a stop was asked for.
     pub fn is_stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The stop flag itself, for solvers that poll an `AtomicBool`.
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
     }
 
     /// The opponent played the expected move: the time budget counts from now.
@@ -350,6 +368,9 @@ impl ThreadData {
 pub struct Searcher {
     tt: TranspositionTable,
     main: ThreadData,
+    /// The df-pn solver for `go mate`, allocated on first use.
+    mate: Option<MateSolver>,
+    mate_hash_mib: usize,
 }
 
 /// What the search consults at every node but never changes.
@@ -366,6 +387,8 @@ impl Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mib),
             main: ThreadData::new(Position::startpos()),
+            mate: None,
+            mate_hash_mib: DEFAULT_MATE_HASH_MIB,
         }
     }
 
@@ -376,10 +399,36 @@ impl Searcher {
         }
     }
 
+    /// Like `resize_hash`, but reports a failed allocation instead of
+    /// aborting; the old table stays in use then.
+    pub fn try_resize_hash(&mut self, hash_mib: usize) -> Result<(), String> {
+        if self.tt.size_mib() != hash_mib {
+            self.tt = TranspositionTable::try_new(hash_mib)?;
+        }
+        Ok(())
+    }
+
+    /// Sets the mate solver's table size (applied at its next allocation).
+    pub fn set_mate_hash(&mut self, mib: usize) {
+        if mib != self.mate_hash_mib {
+            self.mate_hash_mib = mib;
+            self.mate = None;
+        }
+    }
+
+    /// The mate solver, allocating it on first use.
+    pub fn mate_solver(&mut self) -> &mut MateSolver {
+        let mib = self.mate_hash_mib;
+        self.mate.get_or_insert_with(|| MateSolver::new(mib))
+    }
+
     /// Forgets everything learnt: hash table and histories (new game).
     pub fn clear(&mut self) {
         self.tt.clear();
         self.main.history.clear();
+        if let Some(m) = self.mate.as_mut() {
+            m.clear();
+        }
     }
 
     /// Permille of the hash table used by the current search.
@@ -522,7 +571,8 @@ fn iterative_deepening(
                 let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
                 let only_move = td.root_moves.len() == 1;
                 let optimum = budget.optimum.mul_f64(if only_move { 0.2 } else { scale });
-                if ctx.control.elapsed() >= optimum.min(budget.maximum) {
+                let elapsed = ctx.control.elapsed();
+                if elapsed >= budget.minimum && elapsed >= optimum.min(budget.maximum) {
                     break;
                 }
             }
@@ -532,7 +582,14 @@ fn iterative_deepening(
     let best = &td.root_moves[0];
     result.best = Some(best.mv);
     result.ponder = best.pv.get(1).copied();
-    result.score = best.score;
+    // Stopped before any move was scored: the window bound is no score.
+    result.score = if best.score > -INFINITE {
+        best.score
+    } else if best.previous_score > -INFINITE {
+        best.previous_score
+    } else {
+        crate::eval::evaluate(&td.pos)
+    };
     result.depth = completed_depth.max(1);
     result.nodes = td.nodes;
     result.pv = best.pv.clone();

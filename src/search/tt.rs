@@ -96,13 +96,21 @@ fn entry_gen(data: u64) -> u8 {
 impl TranspositionTable {
     /// A table of `mib` MiB (at least one cluster).
     pub fn new(mib: usize) -> TranspositionTable {
-        let n = (mib.max(1) << 20) / std::mem::size_of::<Cluster>();
+        Self::try_new(mib).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A table of `mib` MiB, or an error if the memory cannot be had.
+    pub fn try_new(mib: usize) -> Result<TranspositionTable, String> {
+        let n = ((mib.max(1) << 20) / std::mem::size_of::<Cluster>()).max(1);
         let mut clusters = Vec::new();
-        clusters.resize_with(n.max(1), Cluster::default);
-        TranspositionTable {
+        clusters
+            .try_reserve_exact(n)
+            .map_err(|_| format!("cannot allocate a {mib} MiB hash table"))?;
+        clusters.resize_with(n, Cluster::default);
+        Ok(TranspositionTable {
             clusters,
             generation: AtomicU8::new(0),
-        }
+        })
     }
 
     /// Size in MiB.

@@ -1,19 +1,17 @@
 //! `go mate`: a mate for the side to move, every attacking move a check
 //! (tsume shogi rules), answered as `checkmate <moves>|nomate|timeout`.
 //!
-//! [`solve_mate`] is the seam for the df-pn solver. Until it lands, the
-//! normal search stands in: it searches the checking moves only and
-//! accepts a line when it replays as a tsume (checks, legal replies, mate
-//! at the end). Alpha-beta cannot prove that no mate exists, so the
-//! stand-in answers `nomate` only when there is no check at all.
+//! The df-pn solver (`crate::mate`) does the work; its line is checked once
+//! more here with [`is_tsume`] before it is printed, so a GUI never gets a
+//! line that is not a mate.
 
 use super::go::MateLimit;
+use crate::mate::MateResult;
 use crate::movegen::legal_moves;
 use crate::position::Position;
-use crate::search::{
-    Control, Limits, PvInfo, Reporter, Score, SearchOptions, Searcher, TimeBudget,
-};
+use crate::search::{Control, Searcher};
 use crate::types::Move;
+use std::time::Instant;
 
 /// What `go mate` found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,82 +36,24 @@ impl MateAnswer {
 }
 
 /// Looks for a mate in `pos` within `limit`, stopping early on `control`.
-///
-/// The df-pn solver plugs in here: replace the body by
-/// `MateSolver::solve(&mut pos.clone(), stop_flag, deadline, max_nodes)`
-/// mapped onto `MateAnswer` (its `Mate`/`NoMate`/`Timeout` are ours).
 pub fn solve_mate(
     searcher: &mut Searcher,
     pos: &Position,
     limit: MateLimit,
     control: &Control,
 ) -> MateAnswer {
-    mate_by_search(searcher, pos, limit, control)
-}
-
-/// The stand-in: alpha-beta over the checking moves.
-fn mate_by_search(
-    searcher: &mut Searcher,
-    pos: &Position,
-    limit: MateLimit,
-    control: &Control,
-) -> MateAnswer {
-    let checks: Vec<Move> = legal_moves(pos)
-        .into_iter()
-        .filter(|&m| pos.gives_check(m))
-        .collect();
-    if checks.is_empty() {
-        return MateAnswer::NoMate;
-    }
-    let time = match limit {
-        // The soft limit lies past the hard one: use all the time given.
-        MateLimit::Time(t) => Some(TimeBudget {
-            optimum: t * 2,
-            maximum: t,
-        }),
+    let deadline = match limit {
+        MateLimit::Time(t) => Some(Instant::now() + t.saturating_sub(control.elapsed())),
         MateLimit::Infinite => None,
     };
-    let limits = Limits {
-        time,
-        infinite: time.is_none(),
-        searchmoves: checks,
-        ..Limits::default()
-    };
-    let mut watcher = TsumeWatcher {
-        root: pos,
-        control,
-        found: None,
-    };
-    let result = searcher.search(
-        pos,
-        &limits,
-        &SearchOptions::default(),
-        control,
-        &mut watcher,
-    );
-    let found = watcher
-        .found
-        .or_else(|| is_tsume(pos, &result.pv).then_some(result.pv));
-    found.map_or(MateAnswer::Timeout, MateAnswer::Mate)
-}
-
-/// Watches the search's lines and stops it at the first one that is a
-/// complete tsume.
-struct TsumeWatcher<'a> {
-    root: &'a Position,
-    control: &'a Control,
-    found: Option<Vec<Move>>,
-}
-
-impl Reporter for TsumeWatcher<'_> {
-    fn pv(&mut self, info: &PvInfo) {
-        if self.found.is_none()
-            && matches!(info.score, Score::Mate(n) if n > 0)
-            && is_tsume(self.root, &info.pv)
-        {
-            self.found = Some(info.pv.clone());
-            self.control.stop();
-        }
+    let mut root = pos.clone();
+    let result = searcher
+        .mate_solver()
+        .solve(&mut root, control.stop_flag(), deadline, None);
+    match result {
+        MateResult::Mate(line) if is_tsume(pos, &line) => MateAnswer::Mate(line),
+        MateResult::Mate(_) | MateResult::Timeout => MateAnswer::Timeout,
+        MateResult::NoMate => MateAnswer::NoMate,
     }
 }
 
@@ -162,7 +102,7 @@ mod tests {
     }
 
     #[test]
-    fn mate_in_one_and_no_check() {
+    fn mate_in_one_no_check_and_no_mate() {
         let mut searcher = Searcher::new(4);
         let control = Control::new(false);
         let pos = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 b G 1").unwrap();
@@ -172,6 +112,12 @@ mod tests {
         let bare = Position::from_sfen("4k4/9/9/9/9/9/9/9/4K4 b - 1").unwrap();
         assert_eq!(
             solve_mate(&mut searcher, &bare, limit, &control),
+            MateAnswer::NoMate
+        );
+        // Checks exist, but a lone gold cannot mate a king in open space.
+        let open = Position::from_sfen("9/9/9/9/4k4/9/9/9/4K4 b G 1").unwrap();
+        assert_eq!(
+            solve_mate(&mut searcher, &open, limit, &control),
             MateAnswer::NoMate
         );
     }

@@ -185,6 +185,7 @@ impl Engine {
             searcher.clear();
             self.memory = SearchMemory::Clean;
         }
+        searcher.set_mate_hash(self.options.mate_hash_mib());
         // THREADS: when the parallel search lands, tell the searcher here:
         // searcher.set_threads(self.options.threads());
         searcher
