@@ -31,11 +31,12 @@ pub struct BenchTotals {
     pub time: Duration,
 }
 
-/// Searches every bench position to `depth`, printing a line each when
+/// Searches every bench position to `depth` with `threads` threads, printing a line each when
 /// `verbose`, and returns the totals.
 pub fn run(
     depth: i32,
     hash_mib: usize,
+    threads: usize,
     features: Features,
     verbose: bool,
     out: &mut impl Write,
@@ -50,6 +51,7 @@ pub fn run(
         ..Limits::default()
     };
     let mut searcher = Searcher::new(hash_mib);
+    searcher.set_threads(threads);
     let mut totals = BenchTotals {
         nodes: 0,
         time: Duration::ZERO,
@@ -96,7 +98,7 @@ pub fn print_totals(t: &BenchTotals, out: &mut impl Write) {
 /// Runs the bench with everything on, then with each technique off alone,
 /// and prints the table: node ratio and time ratio against the full search.
 pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
-    let base = run(depth, hash_mib, Features::default(), false, out);
+    let base = run(depth, hash_mib, 1, Features::default(), false, out);
     let _ = writeln!(
         out,
         "Ablation at depth {depth}, {} positions",
@@ -117,7 +119,7 @@ pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
     for (name, switch_off) in Features::ABLATIONS {
         let mut f = Features::default();
         switch_off(&mut f);
-        let t = run(depth, hash_mib, f, false, out);
+        let t = run(depth, hash_mib, 1, f, false, out);
         let _ = writeln!(
             out,
             "| {name} | {} | {:.2} | {} | {:.2} |",

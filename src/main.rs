@@ -63,14 +63,15 @@ fn main() {
         Some(Command::Bench {
             depth,
             hash,
-            threads: _,
+            threads,
             ablate,
         }) => {
             let mut out = io::stdout();
             if ablate {
                 ryuo::bench::ablate(depth, hash, &mut out);
             } else {
-                let totals = ryuo::bench::run(depth, hash, Default::default(), true, &mut out);
+                let totals =
+                    ryuo::bench::run(depth, hash, threads, Default::default(), true, &mut out);
                 ryuo::bench::print_totals(&totals, &mut out);
             }
         }

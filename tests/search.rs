@@ -189,3 +189,70 @@ fn multipv_gives_distinct_lines() {
     firsts.dedup();
     assert_eq!(firsts.len(), 3, "{:?}", c.0);
 }
+
+#[test]
+fn several_threads_always_return_legal_moves() {
+    let text = include_str!("data/perft_random.tsv");
+    let mut searcher = Searcher::new(16);
+    for threads in [2, 3, 4] {
+        searcher.set_threads(threads);
+        for line in text.lines().filter(|l| !l.starts_with('#')).step_by(11) {
+            let sfen = line.split('\t').next().unwrap();
+            let pos = Position::from_sfen(sfen).unwrap();
+            let limits = Limits {
+                depth: Some(5),
+                ..Limits::default()
+            };
+            let r = searcher.search(
+                &pos,
+                &limits,
+                &SearchOptions::default(),
+                &Control::new(false),
+                &mut Silent,
+            );
+            match r.best {
+                Some(m) => assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{sfen}: {m}"),
+                None => assert!(r.declare_win || legal_moves(&pos).is_empty(), "{sfen}"),
+            }
+            assert_line_is_legal(&pos, &r.pv);
+            if let Some(p) = r.ponder {
+                let mut after = pos.clone();
+                after.do_move(r.best.unwrap());
+                assert!(
+                    after.is_pseudo_legal(p) && after.is_legal(p),
+                    "{sfen}: ponder {p}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn stop_reaches_every_thread() {
+    use std::sync::Arc;
+    let pos = Position::startpos();
+    let mut searcher = Searcher::new(16);
+    searcher.set_threads(3);
+    let control = Arc::new(Control::new(false));
+    let c = Arc::clone(&control);
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        c.stop();
+    });
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let start = std::time::Instant::now();
+    let r = searcher.search(
+        &pos,
+        &limits,
+        &SearchOptions::default(),
+        &control,
+        &mut Silent,
+    );
+    stopper.join().unwrap();
+    assert!(r.best.is_some());
+    // Generous: the machine may be loaded; the point is that it returns.
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+}

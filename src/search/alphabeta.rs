@@ -12,6 +12,7 @@ use crate::eval::{capture_value, evaluate};
 use crate::position::Repetition;
 use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
+use std::sync::atomic::Ordering;
 
 /// Score of being mated at `ply`.
 #[inline]
@@ -31,11 +32,15 @@ fn check_limits(td: &mut ThreadData, ctx: &SearchContext) {
     if !td.nodes.is_multiple_of(NODES_BETWEEN_CHECKS) {
         return;
     }
-    if ctx.control.is_stopped() {
+    ctx.node_counts[td.id].store(td.nodes, Ordering::Relaxed);
+    if ctx.control.is_stopped() || ctx.helpers_stop.load(Ordering::Relaxed) {
         td.stopped = true;
         return;
     }
-    if ctx.limits.nodes.is_some_and(|n| td.nodes >= n) {
+    if td.id != 0 {
+        return; // the main thread applies the limits for all
+    }
+    if ctx.limits.nodes.is_some_and(|n| ctx.total_nodes(td) >= n) {
         td.stopped = true;
         return;
     }
@@ -294,21 +299,25 @@ pub(crate) fn search<const PV: bool>(
                 continue;
             }
             // SEE: skip captures and quiet moves that lose material badly.
+            // Checks too: a checking drop that simply loses the piece is no
+            // threat, and positions full of pieces in hand have hundreds.
             if features.see_pruning
                 && !PV
                 && depth <= SEE_PRUNE_MAX_DEPTH
-                && !gives_check
                 && !see_ge(&td.pos, m, -SEE_CAPTURE_MARGIN * depth)
             {
                 continue;
             }
         }
 
-        // Step 11. Extensions: a check that does not lose material. Only
-        // within twice the iteration depth: in shogi, drops can check for
-        // many plies in a row and unbounded extensions explode the tree.
+        // Step 11. Extensions: a board-move check that does not lose
+        // material, within twice the iteration depth. Checking drops are
+        // not extended: with pieces in hand there are dozens of them at
+        // every node, and extending them multiplied the nodes of a
+        // full-hands bench position at depth 8 by 50 (408 M against 8 M).
         if features.check_extension
             && gives_check
+            && !m.is_drop()
             && (ply as i32) < 2 * td.root_depth
             && see_ge(&td.pos, m, 0)
         {

@@ -322,6 +322,8 @@ pub(crate) struct Frame {
 
 /// Everything one search thread owns.
 pub(crate) struct ThreadData {
+    /// 0 for the main thread, 1.. for helpers (Lazy SMP).
+    pub id: usize,
     pub pos: Position,
     pub stack: Vec<Frame>,
     pub history: ButterflyHistory,
@@ -338,7 +340,7 @@ pub(crate) struct ThreadData {
 }
 
 impl ThreadData {
-    fn new(pos: Position) -> ThreadData {
+    fn new(id: usize, pos: Position) -> ThreadData {
         let mut lmr = Box::new([[0i32; 64]; 64]);
         for (d, row) in lmr.iter_mut().enumerate().skip(1) {
             for (m, r) in row.iter_mut().enumerate().skip(1) {
@@ -347,6 +349,7 @@ impl ThreadData {
             }
         }
         ThreadData {
+            id,
             pos,
             stack: vec![Frame::default(); MAX_PLY + 8],
             history: ButterflyHistory::default(),
@@ -368,6 +371,8 @@ impl ThreadData {
 pub struct Searcher {
     tt: TranspositionTable,
     main: ThreadData,
+    /// Helper threads' data for Lazy SMP (`threads - 1` of them).
+    helpers: Vec<ThreadData>,
     /// The df-pn solver for `go mate`, allocated on first use.
     mate: Option<MateSolver>,
     mate_hash_mib: usize,
@@ -379,6 +384,29 @@ pub(crate) struct SearchContext<'a> {
     pub limits: &'a Limits,
     pub options: &'a SearchOptions,
     pub control: &'a Control,
+    /// Set by the main thread when it is done: the helpers stop.
+    pub helpers_stop: &'a AtomicBool,
+    /// Nodes of each thread, published every few thousand nodes so that
+    /// reports and the node limit see the sum.
+    pub node_counts: &'a [AtomicU64],
+}
+
+impl SearchContext<'_> {
+    /// Nodes searched by all threads (as last published, plus `own`'s
+    /// exact count for the calling thread).
+    pub fn total_nodes(&self, td: &ThreadData) -> u64 {
+        self.node_counts
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                if i == td.id {
+                    td.nodes
+                } else {
+                    n.load(Ordering::Relaxed)
+                }
+            })
+            .sum()
+    }
 }
 
 impl Searcher {
@@ -386,7 +414,8 @@ impl Searcher {
     pub fn new(hash_mib: usize) -> Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mib),
-            main: ThreadData::new(Position::startpos()),
+            main: ThreadData::new(0, Position::startpos()),
+            helpers: Vec::new(),
             mate: None,
             mate_hash_mib: DEFAULT_MATE_HASH_MIB,
         }
@@ -426,6 +455,9 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.main.history.clear();
+        for h in &mut self.helpers {
+            h.history.clear();
+        }
         if let Some(m) = self.mate.as_mut() {
             m.clear();
         }
@@ -436,7 +468,28 @@ impl Searcher {
         self.tt.hashfull()
     }
 
+    /// Number of search threads (Lazy SMP: one main thread and helpers
+    /// sharing the hash table).
+    pub fn set_threads(&mut self, threads: usize) {
+        let helpers = threads.max(1) - 1;
+        self.helpers.truncate(helpers);
+        while self.helpers.len() < helpers {
+            let id = self.helpers.len() + 1;
+            self.helpers.push(ThreadData::new(id, Position::startpos()));
+        }
+    }
+
+    /// Number of search threads.
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
+    }
+
     /// Searches `pos` within `limits`, reporting through `reporter`.
+    ///
+    /// With several threads, the helpers run the same iterative deepening
+    /// on their own copies of the position, sharing only the hash table
+    /// and skipping some depths so that they explore other parts of the
+    /// tree; the main thread decides when to stop and which result to play.
     pub fn search(
         &mut self,
         pos: &Position,
@@ -446,23 +499,77 @@ impl Searcher {
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
         self.tt.new_search();
-        let td = &mut self.main;
-        td.pos = pos.clone();
-        td.nodes = 0;
-        td.stopped = false;
+        let helpers_stop = AtomicBool::new(false);
+        let node_counts: Vec<AtomicU64> = (0..self.threads()).map(|_| AtomicU64::new(0)).collect();
         let ctx = SearchContext {
             tt: &self.tt,
             limits,
             options,
             control,
+            helpers_stop: &helpers_stop,
+            node_counts: &node_counts,
         };
-        let result = iterative_deepening(td, &ctx, reporter);
-        // USI: in infinite or ponder mode the answer waits for stop/ponderhit.
-        while (limits.infinite || control.is_pondering()) && !control.is_stopped() {
-            std::thread::sleep(Duration::from_millis(1));
+        for td in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
+            td.pos = pos.clone();
+            td.nodes = 0;
+            td.stopped = false;
+        }
+        let main = &mut self.main;
+        let (mut result, helper_results) = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .helpers
+                .iter_mut()
+                .filter_map(|td| {
+                    let ctx = &ctx;
+                    std::thread::Builder::new()
+                        .stack_size(HELPER_STACK_BYTES)
+                        .spawn_scoped(scope, move || iterative_deepening(td, ctx, &mut Silent))
+                        .ok()
+                })
+                .collect();
+            let result = iterative_deepening(main, &ctx, reporter);
+            // USI: in infinite or ponder mode the answer waits for stop/ponderhit.
+            while (limits.infinite || control.is_pondering()) && !control.is_stopped() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            helpers_stop.store(true, Ordering::Relaxed);
+            let helper_results: Vec<SearchResult> =
+                handles.into_iter().filter_map(|h| h.join().ok()).collect();
+            (result, helper_results)
+        });
+        result.nodes += helper_results.iter().map(|r| r.nodes).sum::<u64>();
+        // Best-thread vote: a helper that completed a deeper iteration with
+        // a score at least as good is trusted over the main thread.
+        if !result.declare_win && result.best.is_some() {
+            if let Some(better) = helper_results
+                .iter()
+                .filter(|r| r.best.is_some() && r.depth > result.depth && r.score >= result.score)
+                .max_by_key(|r| (r.depth, r.score))
+            {
+                let nodes = result.nodes;
+                result = better.clone();
+                result.nodes = nodes;
+            }
         }
         result
     }
+}
+
+/// Stack of a helper thread: the recursive search keeps ~10 KiB a ply.
+const HELPER_STACK_BYTES: usize = 64 << 20;
+
+/// Lazy SMP diversification: helper `i` skips the iterations for which
+/// `((depth + SKIP_PHASE[j]) / SKIP_SIZE[j]) % 2 == 1`, `j = (i - 1) % 20`,
+/// so that at any moment the threads work at different depths.
+const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+fn skips_depth(thread_id: usize, depth: i32) -> bool {
+    if thread_id == 0 {
+        return false;
+    }
+    let j = (thread_id - 1) % 20;
+    ((depth + SKIP_PHASE[j]) / SKIP_SIZE[j]) % 2 == 1
 }
 
 fn iterative_deepening(
@@ -506,6 +613,9 @@ fn iterative_deepening(
     let mut best_move_changes = 0.0f64;
 
     for depth in 1..=max_depth {
+        if depth > 1 && skips_depth(td.id, depth) {
+            continue;
+        }
         td.root_depth = depth;
         for rm in td.root_moves.iter_mut() {
             rm.previous_score = rm.score;
@@ -564,6 +674,9 @@ fn iterative_deepening(
         let score = td.root_moves[0].score;
         if !ctx.limits.infinite && score.abs() >= MATE_IN_MAX_PLY && MATE - score.abs() <= depth {
             break;
+        }
+        if td.id != 0 {
+            continue; // helpers search until the main thread stops them
         }
         if let Some(budget) = ctx.limits.time {
             if !ctx.control.is_pondering() {
@@ -643,7 +756,7 @@ fn report(
             seldepth: rm.seldepth.max(td.seldepth),
             score: Score::from_value(v),
             bound,
-            nodes: td.nodes,
+            nodes: ctx.total_nodes(td),
             time: ctx.control.since_start(),
             hashfull: ctx.tt.hashfull(),
             pv: rm.pv.clone(),

@@ -186,8 +186,7 @@ impl Engine {
             self.memory = SearchMemory::Clean;
         }
         searcher.set_mate_hash(self.options.mate_hash_mib());
-        // THREADS: when the parallel search lands, tell the searcher here:
-        // searcher.set_threads(self.options.threads());
+        searcher.set_threads(self.options.threads());
         searcher
     }
 
@@ -359,7 +358,14 @@ impl Engine {
         };
         let features = self.options.search_options().features;
         let mut out = self.out.clone();
-        let totals = crate::bench::run(depth, self.options.hash_mib(), features, true, &mut out);
+        let totals = crate::bench::run(
+            depth,
+            self.options.hash_mib(),
+            self.options.threads(),
+            features,
+            true,
+            &mut out,
+        );
         crate::bench::print_totals(&totals, &mut out);
     }
 }
