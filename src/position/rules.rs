@@ -36,6 +36,11 @@ pub enum EnteringKingRule {
     Csa24,
 }
 
+/// How far beyond the search tree `repetition` looks back into the game
+/// record: cycles of up to ten plies repeated four times fit, and a long
+/// game does not make every node slower.
+pub const REPETITION_WINDOW: usize = 32;
+
 impl Position {
     /// Classifies the current position against its history.
     ///
@@ -43,12 +48,15 @@ impl Position {
     /// an earlier occurrence inside that window counts at once (the search
     /// treats the first recurrence as the cycle it will become); one that
     /// reaches back into the game record needs the rule's fourth occurrence.
-    /// Perpetual check wins or loses in either case.
+    /// Perpetual check wins or loses in either case. The look-back ends
+    /// `REPETITION_WINDOW` plies before the search tree.
     pub fn repetition(&self, search_ply: usize) -> Repetition {
         let n = self.states.len();
         let st = &self.states[n - 1];
         let us = self.side_to_move;
-        let limit = (st.plies_from_null as usize).min(n - 1);
+        let limit = (st.plies_from_null as usize)
+            .min(n - 1)
+            .min(search_ply + REPETITION_WINDOW);
         let mut occurrences = 0;
         let mut i = 4;
         while i <= limit {
