@@ -16,7 +16,6 @@
 //! would in a game, unlike the tsume convention of not counting it.
 
 mod hand;
-mod key;
 mod line;
 mod moves;
 mod search;
@@ -105,7 +104,7 @@ impl MateSolver {
         search.set_path(
             0,
             PathEntry {
-                key: key::board_key(pos),
+                key: pos.board_key(),
                 hand: pos.hand(pos.side_to_move()),
             },
         );

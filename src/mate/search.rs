@@ -31,7 +31,6 @@
 //! they are always stored.
 
 use super::hand;
-use super::key::board_key_after;
 use super::moves::{generate_checks, generate_evasions};
 use super::table::{Probe, Table, DEPTH_UNBOUNDED};
 use crate::bitboard;
@@ -524,7 +523,7 @@ pub(super) fn child_entry(pos: &Position, parent: PathEntry, m: Move, or_node: b
         }
     }
     PathEntry {
-        key: board_key_after(pos, parent.key, m),
+        key: pos.board_key_after(m),
         hand,
     }
 }

@@ -560,31 +560,41 @@ impl Position {
     pub fn key_after(&self, m: Move) -> u64 {
         let keys = &zobrist::KEYS;
         let us = self.side_to_move;
-        let st = self.st();
-        let mut board_key = st.board_key ^ zobrist::SIDE;
-        let mut hand_key = st.hand_key;
-        let to = m.to();
+        let mut hand_key = self.st().hand_key;
         if m.is_drop() {
-            let pt = m.dropped();
-            hand_key = hand_key.wrapping_sub(keys.hand[us.index()][pt.index()]);
-            board_key ^= keys.psq[Piece::new(us, pt).index()][to.index()];
+            hand_key = hand_key.wrapping_sub(keys.hand[us.index()][m.dropped().index()]);
         } else {
-            let pc = self.board[m.from().index()];
-            board_key ^= keys.psq[pc.index()][m.from().index()];
-            let cap = self.board[to.index()];
+            let cap = self.board[m.to().index()];
             if !cap.is_empty() {
-                board_key ^= keys.psq[cap.index()][to.index()];
                 let base = cap.kind().unpromote();
                 hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
             }
-            let moved = if m.is_promotion() {
-                Piece::new(us, pc.kind().promote())
-            } else {
-                pc
-            };
-            board_key ^= keys.psq[moved.index()][to.index()];
         }
-        board_key ^ hand_key
+        self.board_key_after(m) ^ hand_key
+    }
+
+    /// The board-and-side key (`board_key`) the position would have after
+    /// `m`: the mate solver indexes its table by it, hands apart.
+    pub fn board_key_after(&self, m: Move) -> u64 {
+        let keys = &zobrist::KEYS;
+        let us = self.side_to_move;
+        let mut board_key = self.st().board_key ^ zobrist::SIDE;
+        let to = m.to();
+        if m.is_drop() {
+            return board_key ^ keys.psq[Piece::new(us, m.dropped()).index()][to.index()];
+        }
+        let pc = self.board[m.from().index()];
+        board_key ^= keys.psq[pc.index()][m.from().index()];
+        let cap = self.board[to.index()];
+        if !cap.is_empty() {
+            board_key ^= keys.psq[cap.index()][to.index()];
+        }
+        let moved = if m.is_promotion() {
+            Piece::new(us, pc.kind().promote())
+        } else {
+            pc
+        };
+        board_key ^ keys.psq[moved.index()][to.index()]
     }
 
     // -- Move properties ---------------------------------------------------
@@ -844,8 +854,10 @@ mod tests {
         for m in ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e"] {
             let mv = pos.parse_usi_move(m).unwrap();
             let predicted = pos.key_after(mv);
+            let predicted_board = pos.board_key_after(mv);
             pos.do_move(mv);
             assert_eq!(pos.key(), predicted);
+            assert_eq!(pos.board_key(), predicted_board);
         }
     }
 

@@ -68,6 +68,31 @@ fn repetition_value(ctx: &SearchContext, r: Repetition, ply: usize) -> Value {
     }
 }
 
+/// Whether a stored value with `bound` settles the window (alpha, beta).
+#[inline]
+fn bound_cuts(bound: Bound, v: Value, alpha: Value, beta: Value) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => v >= beta,
+        Bound::Upper => v <= alpha,
+        Bound::None => false,
+    }
+}
+
+/// The bound a node's result is stored with: a fail high is a lower
+/// bound; a PV node that raised alpha knows the exact value; the rest are
+/// upper bounds.
+#[inline]
+fn result_bound(best_value: Value, beta: Value, exact: bool) -> Bound {
+    if best_value >= beta {
+        Bound::Lower
+    } else if exact {
+        Bound::Exact
+    } else {
+        Bound::Upper
+    }
+}
+
 fn update_pv(td: &mut ThreadData, ply: usize, m: Move) {
     let child_len = td.pv_len[ply + 1].max(ply + 1);
     td.pv[ply][ply] = m;
@@ -141,13 +166,7 @@ pub(crate) fn search<const PV: bool>(
     let tt_value = tt_hit.map(|h| value_from_tt(h.value, ply));
     if !PV {
         if let (Some(h), Some(v)) = (tt_hit, tt_value) {
-            let fits = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => v >= beta,
-                Bound::Upper => v <= alpha,
-                Bound::None => false,
-            };
-            if h.depth >= depth && fits {
+            if h.depth >= depth && bound_cuts(h.bound, v, alpha, beta) {
                 return v;
             }
         }
@@ -429,13 +448,7 @@ pub(crate) fn search<const PV: bool>(
     }
 
     // Step 17. Store.
-    let bound = if best_value >= beta {
-        Bound::Lower
-    } else if PV && best_move.is_some() {
-        Bound::Exact
-    } else {
-        Bound::Upper
-    };
+    let bound = result_bound(best_value, beta, PV && best_move.is_some());
     ctx.tt.store(
         key,
         best_move,
@@ -486,13 +499,7 @@ pub(crate) fn qsearch<const PV: bool>(
     let tt_value = tt_hit.map(|h| value_from_tt(h.value, ply));
     if !PV {
         if let (Some(h), Some(v)) = (tt_hit, tt_value) {
-            let fits = match h.bound {
-                Bound::Exact => true,
-                Bound::Lower => v >= beta,
-                Bound::Upper => v <= alpha,
-                Bound::None => false,
-            };
-            if fits {
+            if bound_cuts(h.bound, v, alpha, beta) {
                 return v;
             }
         }
@@ -581,13 +588,7 @@ pub(crate) fn qsearch<const PV: bool>(
     if in_check && move_count == 0 {
         return mated_in(ply);
     }
-    let bound = if best_value >= beta {
-        Bound::Lower
-    } else if PV && best_move.is_some() {
-        Bound::Exact
-    } else {
-        Bound::Upper
-    };
+    let bound = result_bound(best_value, beta, PV && best_move.is_some());
     ctx.tt.store(
         key,
         best_move,
