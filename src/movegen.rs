@@ -78,29 +78,11 @@ pub fn generate(pos: &Position, gen: GenType, list: &mut MoveList) {
 pub fn generate_legal(pos: &Position, list: &mut MoveList) {
     let start = list.len();
     generate(pos, GenType::All, list);
-    // The legality test of `Position::is_legal`, with what it looks up
-    // hoisted out of the loop: most moves need no test at all.
-    let us = pos.side_to_move();
-    let ksq = pos.king_square(us);
-    let pinned = pos.pinned(us);
-    let occ = pos.occupied();
-    let pawn_check_sq = pos
-        .king_square(!us)
-        .filter(|_| pos.hand(us).has(PieceType::Pawn))
-        .and_then(|k| k.forward(!us));
+    // What the legality test looks up is gathered once for all moves.
+    let ctx = pos.legality_context();
     let mut i = start;
     while i < list.len() {
-        let m = list[i];
-        let legal = if m.is_drop() {
-            Some(m.to()) != pawn_check_sq
-                || m.dropped() != PieceType::Pawn
-                || !pos.is_pawn_drop_mate(m.to())
-        } else if Some(m.from()) == ksq {
-            !pos.attacks_square(!us, m.to(), occ.without(m.from()))
-        } else {
-            !pinned.contains(m.from())
-                || ksq.is_some_and(|k| bitboard::same_ray(k, m.from(), m.to()))
-        };
+        let legal = pos.is_legal_in(&ctx, list[i]);
         if legal {
             i += 1;
         } else {
