@@ -98,11 +98,6 @@ pub fn legal_moves(pos: &Position) -> MoveList {
     list
 }
 
-#[inline(always)]
-fn push(list: &mut MoveList, m: Move) {
-    list.push(m);
-}
-
 /// Emits the moves from `from` to each square of `targets` for a piece of
 /// kind `pt`, choosing promotion variants by the rules and by `variants`.
 #[inline(always)]
@@ -117,7 +112,7 @@ fn emit(
     if !pt.can_promote() {
         if variants != Variants::PromotionsOnly {
             for to in targets {
-                push(list, Move::normal(from, to, false));
+                list.push(Move::normal(from, to, false));
             }
         }
         return;
@@ -131,12 +126,12 @@ fn emit(
     };
     if variants != Variants::NonPromotionsOnly {
         for to in promoting {
-            push(list, Move::normal(from, to, true));
+            list.push(Move::normal(from, to, true));
         }
     }
     if variants != Variants::PromotionsOnly {
         for to in targets.and_not(dead) {
-            push(list, Move::normal(from, to, false));
+            list.push(Move::normal(from, to, false));
         }
     }
 }
@@ -162,13 +157,13 @@ fn board_moves(
         let from_of = |to: Square| Square::from_index((to.index() as i32 + back) as usize);
         if variants != Variants::NonPromotionsOnly {
             for to in pawn_targets & zone {
-                push(list, Move::normal(from_of(to), to, true));
+                list.push(Move::normal(from_of(to), to, true));
             }
         }
         if variants != Variants::PromotionsOnly {
             let dead = bitboard::dead_squares(us, PieceType::Pawn);
             for to in pawn_targets.and_not(dead) {
-                push(list, Move::normal(from_of(to), to, false));
+                list.push(Move::normal(from_of(to), to, false));
             }
         }
     }
@@ -253,7 +248,7 @@ fn drops(pos: &Position, target: Bitboard, list: &mut MoveList) {
             .and_not(bitboard::dead_squares(us, PieceType::Pawn))
             .and_not(pawn_files(pos.pieces(us, PieceType::Pawn)));
         for to in t {
-            push(list, Move::drop(PieceType::Pawn, to));
+            list.push(Move::drop(PieceType::Pawn, to));
         }
     }
     // Kinds that may be dropped anywhere, then the lance (not on the last
@@ -285,17 +280,17 @@ fn drops(pos: &Position, target: Bitboard, list: &mut MoveList) {
     let second_rank = bitboard::relative_ranks(us, 1, 1);
     for to in target & last_rank {
         for &pt in &kinds[..free] {
-            push(list, Move::drop(pt, to));
+            list.push(Move::drop(pt, to));
         }
     }
     for to in target & second_rank {
         for &pt in &kinds[..lance_end] {
-            push(list, Move::drop(pt, to));
+            list.push(Move::drop(pt, to));
         }
     }
     for to in target.and_not(last_rank | second_rank) {
         for &pt in &kinds {
-            push(list, Move::drop(pt, to));
+            list.push(Move::drop(pt, to));
         }
     }
 }
@@ -313,7 +308,7 @@ fn evasions(pos: &Position, list: &mut MoveList) {
     // left to `is_legal`, which tests with the king lifted.
     let steps = bitboard::king_attacks(ksq).and_not(own);
     for to in steps {
-        push(list, Move::normal(ksq, to, false));
+        list.push(Move::normal(ksq, to, false));
     }
     if checkers.more_than_one() {
         return;
