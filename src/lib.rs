@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod bitboard;
+pub mod book;
 pub mod eval;
 pub mod mate;
 pub mod movegen;
