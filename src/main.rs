@@ -4,7 +4,9 @@
 use clap::{Parser, Subcommand};
 use ryuo::position::Position;
 use ryuo::usi::perft_report;
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::PathBuf;
 
 #[derive(Parser)]
 #[command(name = "ryuo", version, about = "Ryuo, a USI shogi engine")]
@@ -54,6 +56,45 @@ enum Command {
         #[arg(long)]
         ablate: bool,
     },
+    /// Opening book tools (YaneuraOu's text format).
+    #[command(subcommand)]
+    Book(BookCommand),
+}
+
+#[derive(Subcommand)]
+enum BookCommand {
+    /// Build a book from game records (`startpos moves …` or
+    /// `sfen … moves …`, one a line): each move counted by how often it
+    /// was played.
+    FromSfens {
+        /// The game records.
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// The book to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Only positions up to this ply.
+        #[arg(long, default_value_t = 40)]
+        max_ply: u32,
+    },
+    /// Write a synthetic book of random positions (for load-time tests).
+    Synth {
+        /// Number of distinct positions.
+        #[arg(long)]
+        positions: usize,
+        /// The book to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Random seed (the same seed writes the same book).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Load a book as `isready` would and report the time taken.
+    Bench {
+        /// The book to load.
+        #[arg(long)]
+        file: PathBuf,
+    },
 }
 
 fn main() {
@@ -73,6 +114,12 @@ fn main() {
                 let totals =
                     ryuo::bench::run(depth, hash, threads, Default::default(), true, &mut out);
                 ryuo::bench::print_totals(&totals, &mut out);
+            }
+        }
+        Some(Command::Book(command)) => {
+            if let Err(e) = book(command) {
+                eprintln!("error: {e}");
+                std::process::exit(2);
             }
         }
         Some(Command::Mate {
@@ -107,4 +154,48 @@ fn main() {
             }
         }
     }
+}
+
+/// Runs a `ryuo book` command.
+fn book(command: BookCommand) -> Result<(), String> {
+    let create = |path: &PathBuf| {
+        File::create(path)
+            .map(BufWriter::new)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    match command {
+        BookCommand::FromSfens {
+            input,
+            out,
+            max_ply,
+        } => {
+            let records =
+                File::open(&input).map_err(|e| format!("cannot open {}: {e}", input.display()))?;
+            let r =
+                ryuo::book::make::from_sfens(BufReader::new(records), max_ply, &mut create(&out)?)
+                    .map_err(|e| e.to_string())?;
+            println!(
+                "{} games, {} bad lines; {} positions and {} moves written to {}",
+                r.games,
+                r.bad_lines,
+                r.positions,
+                r.moves,
+                out.display()
+            );
+            if let Some(p) = r.first_problem {
+                println!("first problem: {p}");
+            }
+        }
+        BookCommand::Synth {
+            positions,
+            out,
+            seed,
+        } => {
+            ryuo::book::make::synth(positions, seed, &mut create(&out)?)
+                .map_err(|e| e.to_string())?;
+            println!("{positions} positions written to {}", out.display());
+        }
+        BookCommand::Bench { file } => print!("{}", ryuo::book::make::bench(&file)?),
+    }
+    Ok(())
 }

@@ -75,11 +75,53 @@ fn piece_of_letter(c: u8) -> Option<(Color, PieceType)> {
     PieceType::from_letter(c.to_ascii_uppercase()).map(|pt| (color, pt))
 }
 
+/// Piece code (`Piece::index`, never 0) of each SFEN piece letter; 0 for
+/// any other byte. A table: the board is most of a book's text.
+const LETTER_CODE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let upper = (c as u8).to_ascii_uppercase();
+        if let Some(pt) = PieceType::from_letter(upper) {
+            let color = if (c as u8).is_ascii_lowercase() {
+                Color::White
+            } else {
+                Color::Black
+            };
+            table[c] = Piece::new(color, pt).index() as u8;
+        }
+        c += 1;
+    }
+    table
+};
+
+/// What promotion adds to an unpromoted piece code.
+const PROMOTION: u8 = PieceType::ProPawn as u8 - PieceType::Pawn as u8;
+
 fn read_board(text: &str, bytes: &mut Canonical) -> Result<(), String> {
     let mut rank = 0u8;
     let mut file: i32 = 8; // each rank runs from file 9 to file 1
     let mut promoted = false;
     for &c in text.as_bytes() {
+        let code = LETTER_CODE[c as usize];
+        if code != 0 {
+            let code = if promoted {
+                let kind = PieceType::from_index(code & 15);
+                if !kind.is_some_and(PieceType::can_promote) {
+                    return Err("a '+' before a piece that cannot promote".into());
+                }
+                promoted = false;
+                code + PROMOTION
+            } else {
+                code
+            };
+            if file < 0 {
+                return Err("a rank longer than 9 squares".into());
+            }
+            bytes[Square::from_file_rank(file as u8, rank).index()] = code;
+            file -= 1;
+            continue;
+        }
         match c {
             b'/' => {
                 if file != -1 || promoted || rank == 8 {
@@ -95,23 +137,7 @@ fn read_board(text: &str, bytes: &mut Canonical) -> Result<(), String> {
                     return Err("a rank longer than 9 squares".into());
                 }
             }
-            _ => {
-                let (color, mut pt) =
-                    piece_of_letter(c).ok_or("an unknown piece letter in the board")?;
-                if promoted {
-                    if !pt.can_promote() {
-                        return Err("a '+' before a piece that cannot promote".into());
-                    }
-                    pt = pt.promote();
-                    promoted = false;
-                }
-                if file < 0 {
-                    return Err("a rank longer than 9 squares".into());
-                }
-                let sq = Square::from_file_rank(file as u8, rank);
-                bytes[sq.index()] = Piece::new(color, pt).index() as u8;
-                file -= 1;
-            }
+            _ => return Err("an unknown character in the board".into()),
         }
     }
     if rank != 8 || file != -1 || promoted {

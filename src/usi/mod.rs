@@ -11,6 +11,7 @@
 //! arguments and the limits they mean), [`output`] (line-atomic output,
 //! `info` lines), [`mate`] (`go mate`), [`thinking`] (the search thread).
 
+pub mod book;
 pub mod go;
 pub mod mate;
 pub mod options;
@@ -21,6 +22,7 @@ use crate::eval::explain;
 use crate::perft;
 use crate::position::Position;
 use crate::search::Searcher;
+use book::OwnBook;
 use go::{legal_move, GoCommand};
 use options::{shorten, Options, SetEffect};
 use output::Output;
@@ -55,6 +57,8 @@ pub enum Flow {
 pub struct Engine {
     out: Output,
     options: Options,
+    /// The opening book (loaded at `isready`).
+    book: OwnBook,
     pos: Position,
     /// Made at the first `isready` or `go` (not before `usiok`: GUIs give
     /// up on slow engines); `None` while a search thread owns it.
@@ -76,6 +80,7 @@ impl Engine {
         Engine {
             out,
             options: Options::new(),
+            book: OwnBook::default(),
             pos: Position::startpos(),
             searcher: None,
             searcher_hash_mib: 0,
@@ -195,6 +200,7 @@ impl Engine {
         // allocation) waits for the next `go`.
         if !self.is_thinking() {
             self.prepare_searcher();
+            self.book.prepare(&self.options, &self.out);
         }
         self.out.line("readyok");
     }
@@ -269,7 +275,12 @@ impl Engine {
             self.out.info_string(&w);
         }
         self.prepare_searcher();
-        let job = match self.job_for(&command) {
+        let book = self.book.answer(&self.pos, &command, &self.options);
+        let job = match book {
+            Some(answer) => Ok(Job::Book(answer)),
+            None => self.job_for(&command),
+        };
+        let job = match job {
             Ok(job) => job,
             Err(e) => return self.out.error(&format!("go: {e}")),
         };

@@ -5,6 +5,7 @@
 //! validation and lookup cannot disagree. Names are matched without regard
 //! to case, as the USI spec asks.
 
+use crate::book::BookSettings;
 use crate::position::EnteringKingRule;
 use crate::search::{Features, SearchOptions};
 use crate::time::TimeSettings;
@@ -40,10 +41,15 @@ pub enum OptionKind {
     },
     /// An action without a value.
     Button,
+    /// Free text (a file name); `<empty>` or no value is the empty string.
+    String {
+        /// Value before any `setoption`.
+        default: &'static str,
+    },
 }
 
 /// The value an option holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionValue {
     /// Of a check option.
     Check(bool),
@@ -51,6 +57,8 @@ pub enum OptionValue {
     Spin(i64),
     /// Of a combo option (one of its vars).
     Combo(&'static str),
+    /// Of a string option.
+    Str(String),
     /// Buttons hold nothing.
     None,
 }
@@ -100,6 +108,14 @@ fn spin(name: &'static str, default: i64, min: i64, max: i64) -> Entry {
     }
 }
 
+fn string(name: &'static str, default: &'static str) -> Entry {
+    Entry {
+        name,
+        kind: OptionKind::String { default },
+        value: OptionValue::Str(default.to_string()),
+    }
+}
+
 fn check(name: &'static str, default: bool) -> Entry {
     Entry {
         name,
@@ -143,6 +159,7 @@ impl Options {
         }
         let killers = Features::default().killers as i64;
         entries.push(spin("Killers", killers, 0, killers));
+        entries.extend(book_options());
         Options { entries }
     }
 
@@ -184,7 +201,7 @@ impl Options {
 
     fn value(&self, name: &str) -> OptionValue {
         self.find(name)
-            .map_or(OptionValue::None, |i| self.entries[i].value)
+            .map_or(OptionValue::None, |i| self.entries[i].value.clone())
     }
 
     /// The value of a spin option (0 for a name that is not a spin).
@@ -198,6 +215,14 @@ impl Options {
     /// The value of a check option (false for a name that is not a check).
     pub fn check(&self, name: &str) -> bool {
         matches!(self.value(name), OptionValue::Check(true))
+    }
+
+    /// The value of a string option (empty for a name that is not a string).
+    pub fn string(&self, name: &str) -> String {
+        match self.value(name) {
+            OptionValue::Str(s) => s,
+            _ => String::new(),
+        }
     }
 
     /// Hash table size in MiB.
@@ -265,6 +290,56 @@ impl Options {
     }
 }
 
+/// The opening book options (YaneuraOu's names; see `crate::book`).
+fn book_options() -> Vec<Entry> {
+    let d = BookSettings::default();
+    vec![
+        check("USI_OwnBook", true),
+        string("BookFile", NO_BOOK),
+        spin("BookMoves", 16, 0, 10_000),
+        spin("BookEvalDiff", d.eval_diff as i64, 0, 99_999),
+        spin("BookEvalBlackLimit", d.black_limit as i64, -99_999, 99_999),
+        spin("BookEvalWhiteLimit", d.white_limit as i64, -99_999, 99_999),
+        spin("BookDepthLimit", d.depth_limit as i64, 0, u16::MAX as i64),
+        check("ConsiderBookMoveCount", d.consider_count),
+        // Book positions always match whatever the ply (see `crate::book`):
+        // the option is accepted for GUIs that set it, and changes nothing.
+        check("IgnoreBookPly", true),
+        check("FlippedBook", d.flipped),
+        spin("BookPvMoves", d.pv_moves as i64, 1, 246),
+    ]
+}
+
+/// The `BookFile` value meaning "no book" (as does the empty string).
+pub const NO_BOOK: &str = "no_book";
+
+impl Options {
+    /// The book file to use, `None` when the book is off or none is set.
+    pub fn book_file(&self) -> Option<String> {
+        let name = self.string("BookFile");
+        let none = name.is_empty() || name == NO_BOOK;
+        (self.check("USI_OwnBook") && !none).then_some(name)
+    }
+
+    /// The last game ply (1 = the first move) at which the book is used.
+    pub fn book_moves(&self) -> u32 {
+        self.spin("BookMoves") as u32
+    }
+
+    /// The options that filter and choose book moves.
+    pub fn book_settings(&self) -> BookSettings {
+        BookSettings {
+            eval_diff: self.spin("BookEvalDiff") as Value,
+            black_limit: self.spin("BookEvalBlackLimit") as Value,
+            white_limit: self.spin("BookEvalWhiteLimit") as Value,
+            depth_limit: self.spin("BookDepthLimit") as u16,
+            consider_count: self.check("ConsiderBookMoveCount"),
+            flipped: self.check("FlippedBook"),
+            pv_moves: self.spin("BookPvMoves") as usize,
+        }
+    }
+}
+
 /// The `option …` line advertising one entry.
 fn advertise(e: &Entry) -> String {
     match e.kind {
@@ -280,6 +355,14 @@ fn advertise(e: &Entry) -> String {
             format!("option name {} type combo default {default}{vars}", e.name)
         }
         OptionKind::Button => format!("option name {} type button", e.name),
+        OptionKind::String { default } => {
+            let default = if default.is_empty() {
+                "<empty>"
+            } else {
+                default
+            };
+            format!("option name {} type string default {default}", e.name)
+        }
     }
 }
 
@@ -287,6 +370,14 @@ fn advertise(e: &Entry) -> String {
 fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, String> {
     if kind == OptionKind::Button {
         return Ok(OptionValue::None);
+    }
+    if let OptionKind::String { .. } = kind {
+        let text = value.unwrap_or("");
+        if text.chars().any(char::is_control) {
+            return Err("control characters are not allowed".into());
+        }
+        let text = if text == "<empty>" { "" } else { text };
+        return Ok(OptionValue::Str(text.to_string()));
     }
     let text = value
         .filter(|v| !v.is_empty())
@@ -307,7 +398,7 @@ fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, Str
             .find(|v| v.eq_ignore_ascii_case(text))
             .map(|v| OptionValue::Combo(v))
             .ok_or_else(|| format!("'{shown}' is not one of {}", vars.join(", "))),
-        OptionKind::Button => Ok(OptionValue::None),
+        OptionKind::Button | OptionKind::String { .. } => Ok(OptionValue::None),
     }
 }
 
@@ -414,6 +505,27 @@ mod tests {
         assert!(!f.null_move);
         assert_eq!(f.killers, 1);
         assert!(f.late_move_reductions);
+    }
+
+    #[test]
+    fn book_options_read_back() {
+        let mut o = Options::new();
+        let lines = o.usi_lines();
+        assert!(lines.contains(&"option name BookFile type string default no_book".to_string()));
+        assert_eq!(o.book_file(), None);
+        o.set("BookFile", Some("book/standard book.db")).unwrap();
+        assert_eq!(o.book_file().as_deref(), Some("book/standard book.db"));
+        o.set("USI_OwnBook", Some("false")).unwrap();
+        assert_eq!(o.book_file(), None);
+        o.set("USI_OwnBook", Some("true")).unwrap();
+        o.set("BookFile", Some("<empty>")).unwrap();
+        assert_eq!(o.book_file(), None);
+        assert!(o.set("BookFile", Some("a\u{0}b")).is_err());
+        o.set("BookEvalWhiteLimit", Some("-50")).unwrap();
+        o.set("BookDepthLimit", Some("16")).unwrap();
+        let s = o.book_settings();
+        assert_eq!((s.white_limit, s.depth_limit), (-50, 16));
+        assert_eq!(s.eval_diff, BookSettings::default().eval_diff);
     }
 
     #[test]

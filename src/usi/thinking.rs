@@ -4,6 +4,7 @@
 //! It prints the final `info` lines and exactly one `bestmove` (or, for
 //! `go mate`, one `checkmate`) and then ends.
 
+use super::book::BookAnswer;
 use super::go::MateLimit;
 use super::mate::solve_mate;
 use super::output::{InfoReporter, Output};
@@ -15,6 +16,7 @@ use crate::types::{Move, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 /// Stack of the search thread: the recursive search keeps about 10 KiB per
 /// ply, and the main thread's default stack is too small to be sure.
@@ -33,6 +35,9 @@ pub enum Job {
     },
     /// Look for a mate and answer `checkmate`.
     Mate(MateLimit),
+    /// Play a book move: print its lines, wait while pondering (USI: no
+    /// `bestmove` before `ponderhit` or `stop`), then answer.
+    Book(BookAnswer),
 }
 
 /// A search thread that may still be thinking.
@@ -77,6 +82,15 @@ impl Thinking {
                         &out,
                     ),
                     Job::Mate(limit) => solve_mate(&mut searcher, &pos, limit, &c).usi_line(),
+                    Job::Book(answer) => {
+                        for line in &answer.info {
+                            out.line(line);
+                        }
+                        while c.is_pondering() && !c.is_stopped() {
+                            thread::sleep(Duration::from_millis(1));
+                        }
+                        answer.bestmove
+                    }
                 };
                 a.store(true, Ordering::SeqCst);
                 out.line(&answer);
