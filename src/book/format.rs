@@ -15,20 +15,16 @@
 //! not lose a whole book; a file that does not look like a book at all is
 //! refused.
 
+use super::key::words;
 use super::{Book, BookBuilder, BookKey, BookMove};
-use crate::position::parse_usi_move_text;
-use crate::types::{Move, Value};
+use crate::types::{Move, PieceType, Square, Value};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The first line of a book file.
 pub const HEADER: &str = "#YANEURAOU-DB2016 1.00";
-
-/// Longest line read; a longer one is not a book line (and reading it
-/// whole could exhaust memory on a binary file).
-const MAX_LINE_BYTES: u64 = 64 << 10;
 
 /// Largest score kept; larger ones (some books write mate as 100000) are
 /// clamped to it.
@@ -51,77 +47,69 @@ pub struct Loaded {
 pub fn load(path: &Path) -> Result<Loaded, String> {
     let start = Instant::now();
     let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let mut loaded = parse(BufReader::with_capacity(1 << 20, file))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut loaded = parse(file).map_err(|e| format!("{}: {e}", path.display()))?;
     loaded.elapsed = start.elapsed();
     Ok(loaded)
 }
 
-/// Reads a book from `input`.
-pub fn parse(mut input: impl BufRead) -> Result<Loaded, String> {
-    let mut builder = BookBuilder::default();
-    let mut skipped = 0;
-    let mut first_problem = None;
-    let mut current = Current::Nothing;
-    let mut looks_like_a_book = false;
-    let mut buf = Vec::with_capacity(256);
-    let mut number = 0usize;
+/// Bytes read at a time; also the longest line accepted (a longer one is
+/// no book line, and reading it whole could exhaust memory on a binary
+/// file).
+const CHUNK_BYTES: usize = 1 << 20;
+
+/// Reads a book from `input`, a chunk at a time, line by line.
+pub fn parse(mut input: impl Read) -> Result<Loaded, String> {
+    let mut reader = Reader::default();
+    let mut buf = vec![0u8; CHUNK_BYTES];
+    let mut filled = 0;
+    let mut skipping_long_line = false;
     loop {
-        buf.clear();
-        let n = Read::take(&mut input, MAX_LINE_BYTES)
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("read error: {e}"))?;
+        let n = match input.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("read error: {e}")),
+        };
+        filled += n;
+        let mut start = 0;
+        while let Some(i) = buf[start..filled].iter().position(|&b| b == b'\n') {
+            if skipping_long_line {
+                skipping_long_line = false;
+            } else {
+                reader.line(&buf[start..start + i])?;
+            }
+            start += i + 1;
+        }
         if n == 0 {
+            if start < filled && !skipping_long_line {
+                reader.line(&buf[start..filled])?;
+            }
             break;
         }
-        number += 1;
-        let outcome = if buf.len() as u64 >= MAX_LINE_BYTES && !buf.ends_with(b"\n") {
-            Err("line too long".to_string())
-        } else {
-            match std::str::from_utf8(&buf) {
-                Ok(text) => read_line(text, number, &mut builder, &mut current),
-                Err(_) => Err("not UTF-8 text".to_string()),
+        if start == 0 && filled == buf.len() {
+            // A whole chunk without a newline.
+            if !skipping_long_line {
+                reader.problem("line too long".into())?;
             }
-        };
-        match outcome {
-            Ok(Line::Header) | Ok(Line::Position) => looks_like_a_book = true,
-            Ok(Line::Other) => {}
-            Err(why) => {
-                if !looks_like_a_book {
-                    return Err(format!(
-                        "not a YaneuraOu book (expected '{HEADER}' or 'sfen …' first; line {number}: {why})"
-                    ));
-                }
-                skipped += 1;
-                first_problem.get_or_insert_with(|| format!("line {number}: {why}"));
-            }
+            skipping_long_line = true;
+            filled = 0;
+            continue;
         }
-        if buf.len() as u64 >= MAX_LINE_BYTES && !buf.ends_with(b"\n") {
-            skip_rest_of_line(&mut input).map_err(|e| format!("read error: {e}"))?;
-        }
+        buf.copy_within(start..filled, 0);
+        filled -= start;
     }
     Ok(Loaded {
-        book: builder.finish(),
-        skipped,
-        first_problem,
+        book: reader.builder.finish(),
+        skipped: reader.skipped,
+        first_problem: reader.first_problem,
         elapsed: Duration::ZERO,
     })
 }
 
-/// What a line was.
-enum Line {
-    /// The `#YANEURAOU-DB2016` header.
-    Header,
-    /// A `sfen` line.
-    Position,
-    /// A move, a comment or a blank line.
-    Other,
-}
-
 /// Where the move lines being read go.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
 enum Current {
     /// No `sfen` line yet: a move line is an error.
+    #[default]
     Nothing,
     /// To the position of the last `sfen` line.
     Position,
@@ -129,56 +117,93 @@ enum Current {
     Skipping,
 }
 
-fn read_line(
-    text: &str,
+/// The state of a book being read.
+#[derive(Default)]
+struct Reader {
+    builder: BookBuilder,
+    current: Current,
+    /// Lines read so far.
     number: usize,
-    builder: &mut BookBuilder,
-    current: &mut Current,
-) -> Result<Line, String> {
-    let text = text.trim_end_matches(['\n', '\r']);
-    let text = if number == 1 {
-        text.trim_start_matches('\u{feff}')
-    } else {
-        text
-    };
-    if text.starts_with("#YANEURAOU-DB2016") {
-        return Ok(Line::Header);
+    /// Whether a header or `sfen` line has been seen.
+    looks_like_a_book: bool,
+    skipped: usize,
+    first_problem: Option<String>,
+}
+
+impl Reader {
+    /// Reads one line (without its `\n`).
+    fn line(&mut self, mut text: &[u8]) -> Result<(), String> {
+        self.number += 1;
+        if let [rest @ .., b'\r'] = text {
+            text = rest;
+        }
+        if self.number == 1 {
+            text = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
+        }
+        match self.read(text) {
+            Ok(()) => Ok(()),
+            Err(why) => self.problem(why),
+        }
     }
-    if text.starts_with('#') || text.starts_with("//") || text.trim().is_empty() {
-        return Ok(Line::Other);
+
+    /// Counts a malformed line; refuses the file if nothing so far made
+    /// it look like a book.
+    fn problem(&mut self, why: String) -> Result<(), String> {
+        let number = self.number;
+        if !self.looks_like_a_book {
+            return Err(format!(
+                "not a YaneuraOu book (expected '{HEADER}' or 'sfen …' first; line {number}: {why})"
+            ));
+        }
+        self.skipped += 1;
+        self.first_problem
+            .get_or_insert_with(|| format!("line {number}: {why}"));
+        Ok(())
     }
-    if let Some(sfen) = text.strip_prefix("sfen ") {
-        *current = Current::Skipping;
-        let key = BookKey::from_sfen(sfen).map_err(|e| format!("bad sfen: {e}"))?;
-        builder.add_position(key);
-        *current = Current::Position;
-        return Ok(Line::Position);
-    }
-    match current {
-        Current::Nothing => Err("a move line before any sfen line".into()),
-        Current::Skipping => Ok(Line::Other),
-        Current::Position => {
-            builder.add_move(read_move(text)?);
-            Ok(Line::Other)
+
+    fn read(&mut self, text: &[u8]) -> Result<(), String> {
+        if text.starts_with(b"#YANEURAOU-DB2016") {
+            self.looks_like_a_book = true;
+            return Ok(());
+        }
+        if text.starts_with(b"#")
+            || text.starts_with(b"//")
+            || text.iter().all(u8::is_ascii_whitespace)
+        {
+            return Ok(());
+        }
+        if let Some(sfen) = text.strip_prefix(b"sfen ") {
+            self.current = Current::Skipping;
+            let key = BookKey::from_sfen_bytes(sfen).map_err(|e| format!("bad sfen: {e}"))?;
+            self.builder.add_position(key);
+            self.current = Current::Position;
+            self.looks_like_a_book = true;
+            return Ok(());
+        }
+        match self.current {
+            Current::Nothing => Err("a move line before any sfen line".into()),
+            Current::Skipping => Ok(()),
+            Current::Position => {
+                self.builder.add_move(read_move(text)?);
+                Ok(())
+            }
         }
     }
 }
 
 /// Reads `move ponder value depth [count]`; missing numbers are 0 (count 1).
-fn read_move(text: &str) -> Result<BookMove, String> {
-    let mut fields = text.split_ascii_whitespace();
-    let word = fields.next().unwrap_or("");
-    let mv = parse_usi_move_text(word).ok_or_else(|| format!("bad move '{}'", short(word)))?;
+fn read_move(text: &[u8]) -> Result<BookMove, String> {
+    let mut fields = words(text);
+    let mv = fields.next().unwrap_or(b"");
+    let mv = usi_move(mv).ok_or_else(|| format!("bad move '{}'", short(mv)))?;
     let ponder = match fields.next() {
-        None | Some("none") => Move::NONE,
-        Some(p) => parse_usi_move_text(p).ok_or_else(|| format!("bad ponder '{}'", short(p)))?,
+        None | Some(b"none") => Move::NONE,
+        Some(p) => usi_move(p).ok_or_else(|| format!("bad ponder '{}'", short(p)))?,
     };
     let mut number = |what: &str, default: i64| -> Result<i64, String> {
         match fields.next() {
             None => Ok(default),
-            Some(w) => w
-                .parse::<i64>()
-                .map_err(|_| format!("bad {what} '{}'", short(w))),
+            Some(w) => integer(w).ok_or_else(|| format!("bad {what} '{}'", short(w))),
         }
     };
     let value = number("value", 0)?.clamp(-MAX_VALUE as i64, MAX_VALUE as i64) as Value;
@@ -193,27 +218,42 @@ fn read_move(text: &str) -> Result<BookMove, String> {
     })
 }
 
-fn short(text: &str) -> String {
-    crate::usi::options::shorten(text, 20)
+/// A USI move from its bytes, like `parse_usi_move_text` without the
+/// detour through `str` (two million of them in a large book).
+fn usi_move(word: &[u8]) -> Option<Move> {
+    let square = |f: u8, r: u8| {
+        ((b'1'..=b'9').contains(&f) && (b'a'..=b'i').contains(&r))
+            .then(|| Square::from_file_rank(f - b'1', r - b'a'))
+    };
+    match *word {
+        [p, b'*', f, r] => {
+            let pt = PieceType::from_letter(p).filter(|&pt| pt != PieceType::King)?;
+            Some(Move::drop(pt, square(f, r)?))
+        }
+        [f1, r1, f2, r2] => Some(Move::normal(square(f1, r1)?, square(f2, r2)?, false)),
+        [f1, r1, f2, r2, b'+'] => Some(Move::normal(square(f1, r1)?, square(f2, r2)?, true)),
+        _ => None,
+    }
 }
 
-fn skip_rest_of_line(input: &mut impl BufRead) -> io::Result<()> {
-    loop {
-        let chunk = input.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(());
-        }
-        match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                input.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let len = chunk.len();
-                input.consume(len);
-            }
-        }
+/// A decimal integer, optionally signed; saturates instead of overflowing.
+fn integer(word: &[u8]) -> Option<i64> {
+    let (negative, digits) = match word {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, word),
+    };
+    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
     }
+    let n = digits.iter().fold(0i64, |n, &d| {
+        n.saturating_mul(10).saturating_add((d - b'0') as i64)
+    });
+    Some(if negative { -n } else { n })
+}
+
+fn short(text: &[u8]) -> String {
+    crate::usi::options::shorten(&String::from_utf8_lossy(text), 20)
 }
 
 /// Writes the header.
@@ -238,7 +278,7 @@ pub fn write_position(out: &mut impl Write, sfen: &str, moves: &[BookMove]) -> i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::Position;
+    use crate::position::{parse_usi_move_text, Position};
 
     const SMALL: &str = "\u{feff}#YANEURAOU-DB2016 1.00\r
 # a comment
@@ -286,6 +326,20 @@ sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w -
         assert!(parse("hello world\n".as_bytes()).is_err());
         let empty = parse("".as_bytes()).unwrap();
         assert_eq!(empty.book.positions(), 0);
+    }
+
+    #[test]
+    fn moves_read_as_the_rules_core_reads_them() {
+        for text in [
+            "7g7f", "8h2b+", "P*5e", "G*1a", "1i9a", "9a1i+", "K*5e", "7g7", "0a1a", "1j1a",
+            "7g7f=", "x*5e", "P*5", "",
+        ] {
+            assert_eq!(
+                usi_move(text.as_bytes()),
+                parse_usi_move_text(text),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -3,6 +3,11 @@
 //! building a `Position`: a million positions must load in well under a
 //! second) or from a `Position` (when probing). The ply number is not part
 //! of it, so a book position matches at any ply.
+//!
+//! The board is hashed as its canonical SFEN text (runs of empty squares
+//! merged, as every SFEN writer does): loading then only checks and hashes
+//! the text, and a board written otherwise is rewritten first. Hands are
+//! hashed as counts, so their order in the text does not matter.
 
 use crate::position::Position;
 use crate::types::{Color, Piece, PieceType, Square};
@@ -11,15 +16,17 @@ use crate::types::{Color, Piece, PieceType, Square};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BookKey(pub u64);
 
-/// The canonical bytes hashed into a key: 81 piece codes (`Piece::index`,
-/// square index order), the side to move, then 7 hand counts per side.
-type Canonical = [u8; 81 + 1 + 14];
+/// The side to move, then 7 hand counts per side (`PieceType::HAND` order).
+type SideAndHands = [u8; 1 + 14];
+
+/// Longest canonical board text: 81 promoted pieces and 8 slashes.
+const MAX_BOARD_TEXT: usize = 81 * 2 + 8;
 
 impl BookKey {
     /// The key of `pos`; with `flip`, of the colour-flipped position (the
     /// board rotated 180°, colours and hands swapped).
     pub fn of(pos: &Position, flip: bool) -> BookKey {
-        let mut bytes: Canonical = [0; 96];
+        let mut codes = [0u8; 81];
         for sq in Square::all() {
             let pc = pos.piece_on(sq);
             if pc.is_empty() {
@@ -30,40 +37,59 @@ impl BookKey {
             } else {
                 (sq, pc)
             };
-            bytes[sq.index()] = pc.index() as u8;
+            codes[sq.index()] = pc.index() as u8;
         }
+        let mut rest: SideAndHands = [0; 15];
         let side = pos.side_to_move();
-        let side = if flip { !side } else { side };
-        bytes[81] = side as u8;
+        rest[0] = if flip { !side } else { side } as u8;
         for c in Color::ALL {
             let slot = if flip { !c } else { c };
             let hand = pos.hand(c);
             for (i, pt) in PieceType::HAND.into_iter().enumerate() {
-                bytes[82 + slot.index() * 7 + i] = hand.count(pt) as u8;
+                rest[1 + slot.index() * 7 + i] = hand.count(pt) as u8;
             }
         }
-        BookKey(hash(&bytes))
+        let mut text = [0u8; MAX_BOARD_TEXT];
+        let len = board_text(&codes, &mut text);
+        BookKey(hash(&text[..len], &rest))
     }
 
     /// The key of the SFEN fields `board side hand` (a ply number after
     /// them is ignored). Only the syntax is checked: a position the rules
     /// forbid gets a key that no game reaches.
     pub fn from_sfen(sfen: &str) -> Result<BookKey, String> {
-        let mut fields = sfen.split_ascii_whitespace();
+        BookKey::from_sfen_bytes(sfen.as_bytes())
+    }
+
+    /// `from_sfen` on bytes (the book reader works on raw lines).
+    pub fn from_sfen_bytes(sfen: &[u8]) -> Result<BookKey, String> {
+        let mut fields = words(sfen);
         let (Some(board), Some(side), Some(hand)) = (fields.next(), fields.next(), fields.next())
         else {
             return Err("an SFEN needs board, side and hand".into());
         };
-        let mut bytes: Canonical = [0; 96];
-        read_board(board, &mut bytes)?;
-        bytes[81] = match side {
-            "b" => Color::Black as u8,
-            "w" => Color::White as u8,
+        let mut rest: SideAndHands = [0; 15];
+        rest[0] = match side {
+            b"b" => Color::Black as u8,
+            b"w" => Color::White as u8,
             _ => return Err("the side to move must be 'b' or 'w'".into()),
         };
-        read_hand(hand, &mut bytes)?;
-        Ok(BookKey(hash(&bytes)))
+        read_hand(hand, &mut rest)?;
+        if is_canonical_board(board) {
+            return Ok(BookKey(hash(board, &rest)));
+        }
+        let mut codes = [0u8; 81];
+        read_board(board, &mut codes)?;
+        let mut text = [0u8; MAX_BOARD_TEXT];
+        let len = board_text(&codes, &mut text);
+        Ok(BookKey(hash(&text[..len], &rest)))
     }
+}
+
+/// The words of `text`, split at ASCII whitespace.
+pub fn words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty())
 }
 
 fn piece_of_letter(c: u8) -> Option<(Color, PieceType)> {
@@ -76,7 +102,7 @@ fn piece_of_letter(c: u8) -> Option<(Color, PieceType)> {
 }
 
 /// Piece code (`Piece::index`, never 0) of each SFEN piece letter; 0 for
-/// any other byte. A table: the board is most of a book's text.
+/// any other byte.
 const LETTER_CODE: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut c = 0;
@@ -95,14 +121,65 @@ const LETTER_CODE: [u8; 256] = {
     table
 };
 
+/// Squares each board byte covers: 1 for a piece letter, n for a digit
+/// n, 0 for `+` and `/`, and `INVALID` for anything else.
+const WIDTH: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut c = 0;
+    while c < 256 {
+        if LETTER_CODE[c] != 0 {
+            table[c] = 1;
+        }
+        c += 1;
+    }
+    let mut d = 1;
+    while d <= 9 {
+        table[b'0' as usize + d] = d as u8;
+        d += 1;
+    }
+    table[b'+' as usize] = 0;
+    table[b'/' as usize] = 0;
+    table
+};
+
+const INVALID: u8 = 100;
+
+/// Whether `text` is a board in canonical form: nine ranks of nine
+/// squares, no two digits in a row, every `+` before a piece that can
+/// promote. One pass and few branches: this runs for every book position.
+fn is_canonical_board(text: &[u8]) -> bool {
+    let mut squares = 0u32;
+    let mut ranks = 0u32;
+    let mut previous = b'/';
+    for &c in text {
+        let w = WIDTH[c as usize];
+        if w == INVALID
+            || (previous.is_ascii_digit() && c.is_ascii_digit())
+            || (previous == b'+' && !b"PLNSBRplnsbr".contains(&c))
+        {
+            return false;
+        }
+        if c == b'/' {
+            ranks += 1;
+            if squares != 9 * ranks {
+                return false;
+            }
+        }
+        squares += w as u32;
+        previous = c;
+    }
+    ranks == 8 && squares == 81 && previous != b'+'
+}
+
 /// What promotion adds to an unpromoted piece code.
 const PROMOTION: u8 = PieceType::ProPawn as u8 - PieceType::Pawn as u8;
 
-fn read_board(text: &str, bytes: &mut Canonical) -> Result<(), String> {
+/// Reads a board in any valid form into piece codes (square index order).
+fn read_board(text: &[u8], codes: &mut [u8; 81]) -> Result<(), String> {
     let mut rank = 0u8;
     let mut file: i32 = 8; // each rank runs from file 9 to file 1
     let mut promoted = false;
-    for &c in text.as_bytes() {
+    for &c in text {
         let code = LETTER_CODE[c as usize];
         if code != 0 {
             let code = if promoted {
@@ -118,7 +195,7 @@ fn read_board(text: &str, bytes: &mut Canonical) -> Result<(), String> {
             if file < 0 {
                 return Err("a rank longer than 9 squares".into());
             }
-            bytes[Square::from_file_rank(file as u8, rank).index()] = code;
+            codes[Square::from_file_rank(file as u8, rank).index()] = code;
             file -= 1;
             continue;
         }
@@ -146,12 +223,51 @@ fn read_board(text: &str, bytes: &mut Canonical) -> Result<(), String> {
     Ok(())
 }
 
-fn read_hand(text: &str, bytes: &mut Canonical) -> Result<(), String> {
-    if text == "-" {
+/// Writes the canonical SFEN board of `codes` into `out`; its length.
+fn board_text(codes: &[u8; 81], out: &mut [u8; MAX_BOARD_TEXT]) -> usize {
+    let mut len = 0;
+    let mut push = |b: u8| {
+        out[len] = b;
+        len += 1;
+    };
+    for rank in 0..9 {
+        let mut empty = 0;
+        for file in (0..9).rev() {
+            let code = codes[Square::from_file_rank(file, rank).index()];
+            let Some(kind) = PieceType::from_index(code & 15) else {
+                empty += 1;
+                continue;
+            };
+            if empty > 0 {
+                push(b'0' + empty);
+                empty = 0;
+            }
+            if kind.is_promoted() {
+                push(b'+');
+            }
+            let letter = kind.letter() as u8;
+            push(if code & 16 != 0 {
+                letter.to_ascii_lowercase()
+            } else {
+                letter
+            });
+        }
+        if empty > 0 {
+            push(b'0' + empty);
+        }
+        if rank < 8 {
+            push(b'/');
+        }
+    }
+    len
+}
+
+fn read_hand(text: &[u8], rest: &mut SideAndHands) -> Result<(), String> {
+    if text == b"-" {
         return Ok(());
     }
     let mut count: u32 = 0;
-    for &c in text.as_bytes() {
+    for &c in text {
         if c.is_ascii_digit() {
             count = (count * 10 + (c - b'0') as u32).min(99);
             continue;
@@ -161,7 +277,7 @@ fn read_hand(text: &str, bytes: &mut Canonical) -> Result<(), String> {
             .iter()
             .position(|&h| h == pt)
             .ok_or("a king in hand")?;
-        let slot = &mut bytes[82 + color.index() * 7 + i];
+        let slot = &mut rest[1 + color.index() * 7 + i];
         let total = *slot as u32 + count.max(1);
         if total > pt.count_in_set() {
             return Err("more pieces in hand than a set holds".into());
@@ -175,16 +291,31 @@ fn read_hand(text: &str, bytes: &mut Canonical) -> Result<(), String> {
     Ok(())
 }
 
-/// A 64-bit hash of the canonical bytes (FNV-style mixing, finished with
-/// the SplitMix64 avalanche): fast, stable across builds and platforms.
-fn hash(bytes: &Canonical) -> u64 {
+/// A 64-bit hash of the board text and the side and hands (FNV-style
+/// mixing eight bytes at a time, finished with the SplitMix64
+/// avalanche): fast, and stable across builds and platforms.
+fn hash(board: &[u8], rest: &SideAndHands) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for chunk in bytes.chunks_exact(8) {
+    let mut mix = |word: u64| {
+        h = (h ^ word)
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(29);
+    };
+    let mut chunks = board.chunks_exact(8);
+    for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        h = (h ^ u64::from_le_bytes(word)).wrapping_mul(0x0000_0100_0000_01b3);
-        h = h.rotate_left(29);
+        mix(u64::from_le_bytes(word));
     }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    mix(u64::from_le_bytes(tail) ^ (board.len() as u64) << 56);
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&rest[..8]);
+    mix(u64::from_le_bytes(word));
+    word = [0u8; 8];
+    word[..7].copy_from_slice(&rest[8..]);
+    mix(u64::from_le_bytes(word));
     h ^= h >> 30;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h ^= h >> 27;
@@ -228,6 +359,18 @@ mod tests {
     }
 
     #[test]
+    fn a_board_written_oddly_gets_the_same_key() {
+        let canonical = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -";
+        let odd = "lnsgkgsnl/1r32b1/ppppppppp/54/9/111111111/PPPPPPPPP/1B5R1/LNSGKGSNL b -";
+        assert!(!is_canonical_board(
+            odd.split(' ').next().unwrap().as_bytes()
+        ));
+        assert_eq!(BookKey::from_sfen(canonical), BookKey::from_sfen(odd));
+        let pos = Position::startpos();
+        assert_eq!(BookKey::from_sfen(canonical), Ok(BookKey::of(&pos, false)));
+    }
+
+    #[test]
     fn bad_text_is_refused() {
         for bad in [
             "",
@@ -239,6 +382,10 @@ mod tests {
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b K",
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 19P",
             "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/+LNSGKGSN+G b -",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSN+ b -",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGK++GSN b -",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL/ b -",
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGS1L2 b -",
         ] {
             assert!(BookKey::from_sfen(bad).is_err(), "{bad}");
         }

@@ -130,8 +130,9 @@ impl BookBuilder {
     /// Sorts by key and builds the table. Positions without moves are
     /// left out.
     pub fn finish(mut self) -> Book {
-        // Stable: repeated positions keep their file order.
-        self.index.sort_by_key(|&(key, _, _)| key);
+        // Repeated positions keep their file order (by first move).
+        self.index
+            .sort_unstable_by_key(|&(key, first, _)| (key, first));
         let mut book = Book {
             keys: Vec::with_capacity(self.index.len()),
             starts: Vec::with_capacity(self.index.len() + 1),
