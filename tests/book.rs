@@ -7,115 +7,13 @@
 //! the side to move): at the start 7g7f (50, depth 20), 2g2f (40, depth
 //! 10) and 5g5f (-100, depth 30).
 
-use std::io::{BufRead, BufReader, Write};
+mod common;
+
+use common::{Engine, SHORT};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
-
-/// Generous deadline for answers that should come at once.
-const SHORT: Duration = Duration::from_secs(10);
-
-/// A running engine: its stdin and a channel of its stdout lines.
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    /// An engine past `usi`, run from the package directory (relative
-    /// book paths are relative to the working directory), with `options`
-    /// set and `isready` answered; the lines up to `readyok`.
-    fn with(options: &[(&str, &str)]) -> (Engine, Vec<String>) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ryuo"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start ryuo");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take().unwrap();
-        let mut e = Engine {
-            child,
-            stdin,
-            lines,
-        };
-        e.send("usi");
-        e.expect(|l| l == "usiok", SHORT);
-        e.send("setoption name USI_Hash value 16");
-        for (name, value) in options {
-            e.send(&format!("setoption name {name} value {value}"));
-        }
-        let ready = e.sync();
-        (e, ready)
-    }
-
-    /// An engine with the small test book.
-    fn with_book(options: &[(&str, &str)]) -> Engine {
-        let mut all = vec![("BookFile", "tests/data/book_small.db")];
-        all.extend_from_slice(options);
-        Engine::with(&all).0
-    }
-
-    fn send(&mut self, line: &str) {
-        writeln!(self.stdin, "{line}").expect("write to ryuo");
-        self.stdin.flush().unwrap();
-    }
-
-    /// Lines up to and including the first that satisfies `done`.
-    fn expect(&mut self, done: impl Fn(&str) -> bool, within: Duration) -> Vec<String> {
-        let deadline = Instant::now() + within;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let last = done(&line);
-                    seen.push(line);
-                    if last {
-                        return seen;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => panic!("timed out; got {seen:#?}"),
-                Err(RecvTimeoutError::Disconnected) => panic!("ryuo exited; got {seen:#?}"),
-            }
-        }
-    }
-
-    fn sync(&mut self) -> Vec<String> {
-        self.send("isready");
-        self.expect(|l| l == "readyok", Duration::from_secs(30))
-    }
-
-    /// Sets up `position` and answers a short `go`: the lines up to
-    /// `bestmove` and that line.
-    fn play(&mut self, position: &str) -> (Vec<String>, String) {
-        self.send(position);
-        self.send("go btime 0 wtime 0 byoyomi 200");
-        let lines = self.expect(|l| l.starts_with("bestmove"), SHORT);
-        let best = lines.last().unwrap().clone();
-        (lines, best)
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Whether `lines` come from the book (no search `info` with nodes).
 fn from_book(lines: &[String]) -> bool {

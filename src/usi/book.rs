@@ -62,7 +62,8 @@ impl OwnBook {
 
     /// The book's answer to `command` in `pos`, if the book is to be used
     /// (`USI_OwnBook`, within `BookMoves`, not for analysis: `go infinite`,
-    /// `go mate` and `searchmoves` always search) and holds a playable move.
+    /// `go mate`, `searchmoves` and `ConsiderationMode` always search) and
+    /// holds a playable move.
     pub fn answer(
         &self,
         pos: &Position,
@@ -73,6 +74,7 @@ impl OwnBook {
             && options.book_file() == self.file
             && pos.game_ply() <= options.book_moves()
             && !command.infinite
+            && !options.check("ConsiderationMode")
             && command.mate.is_none()
             && command.searchmoves.is_empty();
         if !usable {

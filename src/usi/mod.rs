@@ -308,6 +308,7 @@ impl Engine {
             limits: command.limits(&self.pos, &settings, spent)?,
             options: self.options.search_options(),
             resign_value: self.options.resign_value(),
+            report: self.options.report_settings(),
         })
     }
 

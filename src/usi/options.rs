@@ -5,6 +5,7 @@
 //! validation and lookup cannot disagree. Names are matched without regard
 //! to case, as the USI spec asks.
 
+use super::output::{ReportSettings, DEFAULT_PV_INTERVAL_MS};
 use crate::book::BookSettings;
 use crate::position::EnteringKingRule;
 use crate::search::{Features, SearchOptions};
@@ -160,6 +161,14 @@ impl Options {
         let killers = Features::default().killers as i64;
         entries.push(spin("Killers", killers, 0, killers));
         entries.extend(book_options());
+        entries.push(check("ConsiderationMode", false));
+        entries.push(check("OutputFailLHPV", true));
+        entries.push(spin(
+            "PvInterval",
+            DEFAULT_PV_INTERVAL_MS as i64,
+            0,
+            100_000,
+        ));
         Options { entries }
     }
 
@@ -243,6 +252,15 @@ impl Options {
     /// Resign when the score is at or below minus this (0: never).
     pub fn resign_value(&self) -> Value {
         self.spin("ResignValue") as Value
+    }
+
+    /// What the analysis options ask of the `info` lines.
+    pub fn report_settings(&self) -> ReportSettings {
+        ReportSettings {
+            interval: Duration::from_millis(self.spin("PvInterval") as u64),
+            fail_high_low: self.check("OutputFailLHPV"),
+            consideration: self.check("ConsiderationMode"),
+        }
     }
 
     /// Time settings for the time manager.

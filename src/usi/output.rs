@@ -9,9 +9,33 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Fewest milliseconds between two reported iterations: fast early
-/// iterations would otherwise flood the GUI.
-const INFO_INTERVAL: Duration = Duration::from_millis(100);
+/// Fewest milliseconds between two reported iterations by default
+/// (`PvInterval`): fast early iterations would otherwise flood the GUI.
+pub const DEFAULT_PV_INTERVAL_MS: u64 = 100;
+
+/// What the analysis options ask of the `info` lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportSettings {
+    /// Fewest time between two reported iterations (`PvInterval`).
+    pub interval: Duration,
+    /// Report the PVs of fail-high and fail-low re-searches, marked
+    /// `lowerbound`/`upperbound` (`OutputFailLHPV`).
+    pub fail_high_low: bool,
+    /// `ConsiderationMode`: every iteration reported whatever the
+    /// interval, no bound lines (analysis windows would show them as the
+    /// line), and the final line always repeated whole before `bestmove`.
+    pub consideration: bool,
+}
+
+impl Default for ReportSettings {
+    fn default() -> Self {
+        ReportSettings {
+            interval: Duration::from_millis(DEFAULT_PV_INTERVAL_MS),
+            fail_high_low: true,
+            consideration: false,
+        }
+    }
+}
 
 /// The engine's output, shared between threads; every line is written and
 /// flushed whole, so lines from two threads never interleave.
@@ -97,9 +121,10 @@ pub fn info_line(info: &PvInfo) -> String {
 }
 
 /// Prints the search's progress as `info` lines, at most one iteration per
-/// `INFO_INTERVAL`, and the final lines before `bestmove`.
+/// `settings.interval`, and the final lines before `bestmove`.
 pub struct InfoReporter {
     out: Output,
+    settings: ReportSettings,
     /// The latest line of each MultiPV index (0-based), printed or not.
     latest: Vec<Option<PvInfo>>,
     /// When the last iteration was printed (time since the search began).
@@ -112,10 +137,16 @@ pub struct InfoReporter {
 }
 
 impl InfoReporter {
-    /// A reporter writing to `out`.
+    /// A reporter writing to `out` with the default settings.
     pub fn new(out: Output) -> InfoReporter {
+        InfoReporter::with_settings(out, ReportSettings::default())
+    }
+
+    /// A reporter writing to `out` as `settings` ask.
+    pub fn with_settings(out: Output, settings: ReportSettings) -> InfoReporter {
         InfoReporter {
             out,
+            settings,
             latest: Vec::new(),
             last_printed: None,
             printing_depth: None,
@@ -123,9 +154,16 @@ impl InfoReporter {
         }
     }
 
+    /// Where the lines go.
+    pub fn output(&self) -> &Output {
+        &self.out
+    }
+
     fn due(&self, now: Duration) -> bool {
-        self.last_printed
-            .is_none_or(|last| now.saturating_sub(last) >= INFO_INTERVAL)
+        self.settings.consideration
+            || self
+                .last_printed
+                .is_none_or(|last| now.saturating_sub(last) >= self.settings.interval)
     }
 
     /// The lines that end a search: the best line from `result` (so the
@@ -160,7 +198,9 @@ impl InfoReporter {
             hashfull,
             pv: result.pv.clone(),
         };
-        if self.last_best != Some((best.depth, best.score, best.pv.clone())) {
+        if self.settings.consideration
+            || self.last_best != Some((best.depth, best.score, best.pv.clone()))
+        {
             self.out.line(&info_line(&best));
         }
         for info in self.latest.iter().skip(1).flatten() {
@@ -171,6 +211,10 @@ impl InfoReporter {
 
 impl Reporter for InfoReporter {
     fn pv(&mut self, info: &PvInfo) {
+        let bound = matches!(info.bound, Bound::Lower | Bound::Upper);
+        if bound && (!self.settings.fail_high_low || self.settings.consideration) {
+            return;
+        }
         let index = info.multipv.saturating_sub(1);
         if self.latest.len() <= index {
             self.latest.resize(index + 1, None);
@@ -248,6 +292,45 @@ mod tests {
         let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         let depths: Vec<&str> = text.lines().map(|l| l.split(' ').nth(2).unwrap()).collect();
         assert_eq!(depths, ["1", "1", "4", "4"], "{text}");
+    }
+
+    fn printed_depths(settings: ReportSettings, infos: &[PvInfo]) -> Vec<String> {
+        let buf = Buffer::default();
+        let mut r = InfoReporter::with_settings(Output::new(buf.clone()), settings);
+        for i in infos {
+            r.pv(i);
+        }
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        text.lines()
+            .map(|l| {
+                let bound = if l.contains("bound") { "b" } else { "" };
+                format!("{}{bound}", l.split(' ').nth(2).unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn analysis_options_shape_the_output() {
+        let mut fail_high = info(3, 1, 50);
+        fail_high.bound = Bound::Lower;
+        let infos = [info(1, 1, 0), info(2, 1, 20), fail_high, info(3, 1, 60)];
+        let default = ReportSettings::default();
+        assert_eq!(printed_depths(default, &infos), ["1"]);
+        let every = ReportSettings {
+            interval: Duration::ZERO,
+            ..default
+        };
+        assert_eq!(printed_depths(every, &infos), ["1", "2", "3b", "3"]);
+        let no_bounds = ReportSettings {
+            fail_high_low: false,
+            ..every
+        };
+        assert_eq!(printed_depths(no_bounds, &infos), ["1", "2", "3"]);
+        let consideration = ReportSettings {
+            consideration: true,
+            ..default
+        };
+        assert_eq!(printed_depths(consideration, &infos), ["1", "2", "3"]);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use super::book::BookAnswer;
 use super::go::MateLimit;
 use super::mate::solve_mate;
-use super::output::{InfoReporter, Output};
+use super::output::{InfoReporter, Output, ReportSettings};
 use crate::movegen::legal_moves;
 use crate::position::Position;
 use crate::search::params::INFINITE;
@@ -32,6 +32,8 @@ pub enum Job {
         options: SearchOptions,
         /// Resign at or below minus this score (0: never).
         resign_value: Value,
+        /// What the analysis options ask of the `info` lines.
+        report: ReportSettings,
     },
     /// Look for a mate and answer `checkmate`.
     Mate(MateLimit),
@@ -72,15 +74,19 @@ impl Thinking {
                         limits,
                         options,
                         resign_value,
-                    } => best_move(
-                        &mut searcher,
-                        &pos,
-                        &limits,
-                        &options,
-                        &c,
-                        resign_value,
-                        &out,
-                    ),
+                        report,
+                    } => {
+                        let mut reporter = InfoReporter::with_settings(out.clone(), report);
+                        best_move(
+                            &mut searcher,
+                            &pos,
+                            &limits,
+                            &options,
+                            &c,
+                            resign_value,
+                            &mut reporter,
+                        )
+                    }
                     Job::Mate(limit) => solve_mate(&mut searcher, &pos, limit, &c).usi_line(),
                     Job::Book(answer) => {
                         for line in &answer.info {
@@ -124,12 +130,11 @@ fn best_move(
     options: &SearchOptions,
     control: &Control,
     resign_value: Value,
-    out: &Output,
+    reporter: &mut InfoReporter,
 ) -> String {
-    let mut reporter = InfoReporter::new(out.clone());
-    let result = searcher.search(pos, limits, options, control, &mut reporter);
+    let result = searcher.search(pos, limits, options, control, reporter);
     reporter.finish(&result, control, searcher.hashfull());
-    bestmove_line(pos, &result, resign_value, out)
+    bestmove_line(pos, &result, resign_value, reporter.output())
 }
 
 /// The `bestmove` answer for `result` in `pos`.
