@@ -146,6 +146,54 @@ fn a_bad_book_file_is_reported_and_the_engine_searches() {
     assert!(from_book(&e.play("position startpos").0));
 }
 
+#[test]
+fn a_book_built_from_game_records_is_played() {
+    let dir = std::env::temp_dir();
+    let records = dir.join(format!("ryuo-records-{}.txt", std::process::id()));
+    let book = dir.join(format!("ryuo-records-{}.db", std::process::id()));
+    std::fs::write(
+        &records,
+        "startpos moves 2g2f 8c8d 2f2e\n\
+         position startpos moves 2g2f 8c8d\n\
+         startpos moves 7g7f 3c3d\n\
+         sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 moves 2g2f 3c3d\n\
+         garbage line\n",
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ryuo"))
+        .args(["book", "from-sfens", "--max-ply", "2", "--in"])
+        .arg(&records)
+        .arg("--out")
+        .arg(&book)
+        .output()
+        .expect("run ryuo book from-sfens");
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{report}");
+    assert!(
+        report.starts_with("4 games, 1 bad lines; 3 positions"),
+        "{report}"
+    );
+    // 2g2f was played three times, answered by 8c8d twice and 3c3d once.
+    let (mut e, _) = Engine::with(&[
+        ("BookFile", &book.display().to_string()),
+        ("ConsiderBookMoveCount", "true"),
+    ]);
+    let (lines, best) = e.play("position startpos moves 2g2f");
+    assert!(
+        best == "bestmove 8c8d ponder 2f2e" || best == "bestmove 3c3d",
+        "{lines:#?}"
+    );
+    assert_eq!(lines.len(), 3, "{lines:#?}");
+    let (lines, _) = e.play("position startpos");
+    // The book's line after 2g2f follows the reply played most often.
+    assert!(
+        lines.iter().any(|l| l.ends_with("pv 2g2f 8c8d")),
+        "{lines:#?}"
+    );
+    let _ = std::fs::remove_file(&records);
+    let _ = std::fs::remove_file(&book);
+}
+
 /// Writes a synthetic book of `positions` positions with `ryuo book synth`.
 fn synth_book(positions: usize) -> PathBuf {
     let path =

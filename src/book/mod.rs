@@ -5,7 +5,7 @@
 //! Positions are keyed by board, hands and side to move ([`key`]); the ply
 //! number is ignored, so a book position matches at any ply (YaneuraOu's
 //! `IgnoreBookPly` is always on). The table is a sorted array of keys with
-//! the range of their moves: a binary search per probe, 16 bytes a
+//! the range of their moves: a binary search per probe, 12 bytes a
 //! position and 16 a move, and no per-position allocation, so a book of a
 //! million positions loads in a fraction of a second.
 //!
