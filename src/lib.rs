@@ -9,6 +9,7 @@ pub mod bitboard;
 pub mod eval;
 pub mod mate;
 pub mod movegen;
+pub mod nnue;
 pub mod perft;
 pub mod position;
 pub mod search;
