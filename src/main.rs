@@ -2,15 +2,48 @@
 //! with a subcommand, a command-line tool.
 
 use clap::{Parser, Subcommand};
+use ryuo::nnue::Network;
 use ryuo::position::Position;
+use ryuo::search::{Evaluator, SearchOptions};
 use ryuo::usi::perft_report;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "ryuo", version, about = "Ryuo, a USI shogi engine")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// Which evaluation a command-line search uses.
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// Use the hand-crafted evaluation instead of the network.
+    #[arg(long)]
+    classic: bool,
+    /// Use the network in this file instead of the embedded one.
+    #[arg(long, conflicts_with = "classic")]
+    eval_file: Option<std::path::PathBuf>,
+}
+
+impl EvalArgs {
+    /// The evaluator asked for; exits with an error line on a bad file.
+    fn evaluator(&self) -> Evaluator {
+        if self.classic {
+            return Evaluator::Classic;
+        }
+        match &self.eval_file {
+            None => Evaluator::default(),
+            Some(path) => match Network::load(path) {
+                Ok(net) => Evaluator::Network(Arc::new(net)),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    std::process::exit(2);
+                }
+            },
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -53,6 +86,8 @@ enum Command {
         /// node and time ratios.
         #[arg(long)]
         ablate: bool,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
 }
 
@@ -65,13 +100,17 @@ fn main() {
             hash,
             threads,
             ablate,
+            eval,
         }) => {
             let mut out = io::stdout();
+            let options = SearchOptions {
+                evaluator: eval.evaluator(),
+                ..SearchOptions::default()
+            };
             if ablate {
-                ryuo::bench::ablate(depth, hash, &mut out);
+                ryuo::bench::ablate(depth, hash, &options, &mut out);
             } else {
-                let totals =
-                    ryuo::bench::run(depth, hash, threads, Default::default(), true, &mut out);
+                let totals = ryuo::bench::run(depth, hash, threads, &options, true, &mut out);
                 ryuo::bench::print_totals(&totals, &mut out);
             }
         }
