@@ -46,6 +46,7 @@ fn generate(config: &GensfenConfig) -> Vec<u8> {
     let mut w = PsvWriter::new(Vec::new());
     let stats = gensfen::run(config, &mut w, &mut std::io::sink()).unwrap();
     assert_eq!(stats.positions, config.count);
+    assert_eq!(stats.ends.iter().sum::<u64>(), stats.games);
     w.finish().unwrap()
 }
 

@@ -188,37 +188,90 @@ impl Outcome {
     }
 }
 
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameEnd {
+    /// No legal move, or the search found a mate.
+    Mate,
+    /// The score stayed beyond the eval limit.
+    EvalLimit,
+    /// Fourfold repetition or perpetual check.
+    Repetition,
+    /// Entering-king declaration.
+    Declaration,
+    /// The move limit.
+    MaxPly,
+}
+
+impl GameEnd {
+    /// Every reason, in the order `GensfenStats::ends` counts them.
+    pub const ALL: [GameEnd; 5] = [
+        GameEnd::Mate,
+        GameEnd::EvalLimit,
+        GameEnd::Repetition,
+        GameEnd::Declaration,
+        GameEnd::MaxPly,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            GameEnd::Mate => "mate",
+            GameEnd::EvalLimit => "eval limit",
+            GameEnd::Repetition => "repetition",
+            GameEnd::Declaration => "declaration",
+            GameEnd::MaxPly => "max ply",
+        }
+    }
+}
+
+/// A finished game: its kept positions and how it ended.
+#[derive(Clone, Debug)]
+pub struct Game {
+    /// The records, in the order played.
+    pub records: Vec<PackedSfenValue>,
+    /// Who won.
+    pub outcome: Outcome,
+    /// Why the game ended.
+    pub end: GameEnd,
+}
+
 /// A game ended by the rules before the side to move searches: fourfold
 /// repetition (perpetual check loses), declaration, no legal move, or the
 /// move limit.
-fn rules_outcome(pos: &Position, options: &SearchOptions, max_ply: u32) -> Option<Outcome> {
+fn rules_outcome(
+    pos: &Position,
+    options: &SearchOptions,
+    max_ply: u32,
+) -> Option<(Outcome, GameEnd)> {
     let us = pos.side_to_move();
-    match pos.repetition(0) {
-        Repetition::Draw => return Some(Outcome::Draw),
-        Repetition::Win => return Some(Outcome::Win(us)),
-        Repetition::Loss => return Some(Outcome::Win(!us)),
-        _ => {}
+    let outcome = match pos.repetition(0) {
+        Repetition::Draw => Some(Outcome::Draw),
+        Repetition::Win => Some(Outcome::Win(us)),
+        Repetition::Loss => Some(Outcome::Win(!us)),
+        _ => None,
+    };
+    if let Some(o) = outcome {
+        return Some((o, GameEnd::Repetition));
     }
     if pos.can_declare_win(options.entering_king_rule) {
-        return Some(Outcome::Win(us));
+        return Some((Outcome::Win(us), GameEnd::Declaration));
     }
     if legal_moves(pos).is_empty() {
-        return Some(Outcome::Win(!us));
+        return Some((Outcome::Win(!us), GameEnd::Mate));
     }
     if pos.game_ply() > max_ply {
-        return Some(Outcome::Draw);
+        return Some((Outcome::Draw, GameEnd::MaxPly));
     }
     None
 }
 
-/// Plays one game and returns its kept positions, or nothing when `stop`
-/// was raised before it ended.
+/// Plays one game; `None` when `stop` was raised before it ended.
 pub fn play_game(
     searcher: &mut Searcher,
     rng: &mut StdRng,
     config: &GensfenConfig,
     stop: &AtomicBool,
-) -> Vec<PackedSfenValue> {
+) -> Option<Game> {
     let options = search_options(config);
     let limits = config.limits();
     searcher.clear();
@@ -232,9 +285,9 @@ pub fn play_game(
     }
     let mut kept: Vec<(PackedSfen, i16, Move, u16, Color)> = Vec::new();
     let mut streak: Option<(Color, u32)> = None;
-    let outcome = loop {
+    let (outcome, end) = loop {
         if stop.load(Ordering::Relaxed) {
-            return Vec::new();
+            return None;
         }
         if let Some(o) = rules_outcome(&pos, &options, config.max_ply) {
             break o;
@@ -243,10 +296,10 @@ pub fn play_game(
         let control = Control::new(false);
         let result = searcher.search(&pos, &limits, &options, &control, &mut Silent);
         if result.declare_win {
-            break Outcome::Win(us);
+            break (Outcome::Win(us), GameEnd::Declaration);
         }
         let Some(best) = result.best else {
-            break Outcome::Win(!us);
+            break (Outcome::Win(!us), GameEnd::Mate);
         };
         let score = result.score;
         if !pos.in_check() && !pos.is_capture(best) {
@@ -257,10 +310,10 @@ pub fn play_game(
             }
         }
         if score >= MATE_IN_MAX_PLY {
-            break Outcome::Win(us);
+            break (Outcome::Win(us), GameEnd::Mate);
         }
         if score <= -MATE_IN_MAX_PLY {
-            break Outcome::Win(!us);
+            break (Outcome::Win(!us), GameEnd::Mate);
         }
         let ahead = if score > config.eval_limit {
             Some(us)
@@ -276,12 +329,13 @@ pub fn play_game(
         };
         if let Some((c, n)) = streak {
             if n >= ADJUDICATION_PLIES {
-                break Outcome::Win(c);
+                break (Outcome::Win(c), GameEnd::EvalLimit);
             }
         }
         pos.do_move(best);
     };
-    kept.into_iter()
+    let records = kept
+        .into_iter()
         .map(|(sfen, score, mv, game_ply, side)| PackedSfenValue {
             sfen,
             score,
@@ -289,7 +343,12 @@ pub fn play_game(
             game_ply,
             game_result: outcome.result_for(side),
         })
-        .collect()
+        .collect();
+    Some(Game {
+        records,
+        outcome,
+        end,
+    })
 }
 
 /// What a run produced.
@@ -299,6 +358,8 @@ pub struct GensfenStats {
     pub positions: u64,
     /// Games whose positions were (at least partly) written.
     pub games: u64,
+    /// Of those, how many ended each way (indexed as `GameEnd::ALL`).
+    pub ends: [u64; 5],
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -314,7 +375,7 @@ pub fn run<W: Write>(
     let stop = AtomicBool::new(false);
     let start = Instant::now();
     let result = std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Vec<PackedSfenValue>>(config.threads * 2);
+        let (tx, rx) = mpsc::sync_channel::<Game>(config.threads * 2);
         for i in 0..config.threads {
             let tx = tx.clone();
             let stop = &stop;
@@ -342,20 +403,23 @@ pub fn run<W: Write>(
         secs,
         stats.positions as f64 / secs
     );
+    let ends: Vec<String> = GameEnd::ALL
+        .iter()
+        .zip(stats.ends)
+        .map(|(e, n)| format!("{} {n}", e.name()))
+        .collect();
+    let _ = writeln!(progress, "gensfen: games ended by {}", ends.join(", "));
     Ok(stats)
 }
 
-fn worker(
-    thread: usize,
-    config: &GensfenConfig,
-    stop: &AtomicBool,
-    tx: mpsc::SyncSender<Vec<PackedSfenValue>>,
-) {
+fn worker(thread: usize, config: &GensfenConfig, stop: &AtomicBool, tx: mpsc::SyncSender<Game>) {
     let mut rng = StdRng::seed_from_u64(thread_seed(config.seed, thread));
     let mut searcher = Searcher::new(config.hash_mib);
     while !stop.load(Ordering::Relaxed) {
-        let game = play_game(&mut searcher, &mut rng, config, stop);
-        if !game.is_empty() && tx.send(game).is_err() {
+        let Some(game) = play_game(&mut searcher, &mut rng, config, stop) else {
+            return;
+        };
+        if !game.records.is_empty() && tx.send(game).is_err() {
             return; // the writer is done
         }
     }
@@ -364,7 +428,7 @@ fn worker(
 /// Receives whole games and writes them until `config.count` records.
 fn write_games<W: Write>(
     config: &GensfenConfig,
-    rx: mpsc::Receiver<Vec<PackedSfenValue>>,
+    rx: mpsc::Receiver<Game>,
     out: &mut PsvWriter<W>,
     progress: &mut dyn Write,
     start: Instant,
@@ -375,7 +439,12 @@ fn write_games<W: Write>(
         match rx.recv_timeout(Duration::from_millis(500)) {
             Ok(game) => {
                 stats.games += 1;
-                for r in game.iter().take((config.count - stats.positions) as usize) {
+                stats.ends[game.end as usize] += 1;
+                for r in game
+                    .records
+                    .iter()
+                    .take((config.count - stats.positions) as usize)
+                {
                     out.write(r)?;
                     stats.positions += 1;
                 }
@@ -417,6 +486,34 @@ mod tests {
         assert_eq!(o.result_for(Color::White), 1);
         assert_eq!(o.result_for(Color::Black), -1);
         assert_eq!(Outcome::Draw.result_for(Color::Black), 0);
+    }
+
+    #[test]
+    fn rules_end_games() {
+        let options = SearchOptions::default();
+        let mated = Position::from_sfen("4k4/9/9/9/9/9/4p4/4g4/4K4 b - 1").unwrap();
+        assert_eq!(
+            rules_outcome(&mated, &options, 320),
+            Some((Outcome::Win(Color::White), GameEnd::Mate))
+        );
+        let late = Position::from_sfen(&crate::position::STARTPOS_SFEN.replace(" 1", " 321"));
+        assert_eq!(
+            rules_outcome(&late.unwrap(), &options, 320),
+            Some((Outcome::Draw, GameEnd::MaxPly))
+        );
+        let mut pos = Position::startpos();
+        assert_eq!(rules_outcome(&pos, &options, 320), None);
+        for _ in 0..3 {
+            for m in ["5i5h", "5a5b", "5h5i", "5b5a"] {
+                assert_eq!(rules_outcome(&pos, &options, 320), None);
+                let m = pos.parse_usi_move(m).unwrap();
+                pos.do_move(m);
+            }
+        }
+        assert_eq!(
+            rules_outcome(&pos, &options, 320),
+            Some((Outcome::Draw, GameEnd::Repetition))
+        );
     }
 
     #[test]
