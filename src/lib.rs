@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod bitboard;
 pub mod eval;
+pub mod learn;
 pub mod mate;
 pub mod movegen;
 pub mod nnue;
