@@ -31,21 +31,18 @@ pub struct BenchTotals {
     pub time: Duration,
 }
 
-/// Searches every bench position to `depth` with `threads` threads, printing a line each when
+/// Searches every bench position to `depth` with `threads` threads and
+/// `options` (evaluation, switches), printing a line each when
 /// `verbose`, and returns the totals.
 pub fn run(
     depth: i32,
     hash_mib: usize,
     threads: usize,
-    features: Features,
+    options: &SearchOptions,
     verbose: bool,
     out: &mut impl Write,
 ) -> BenchTotals {
     let list = positions();
-    let options = SearchOptions {
-        features,
-        ..SearchOptions::default()
-    };
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
@@ -61,7 +58,7 @@ pub fn run(
         searcher.clear();
         let control = crate::search::Control::new(false);
         let start = Instant::now();
-        let result = searcher.search(&pos, &limits, &options, &control, &mut Silent);
+        let result = searcher.search(&pos, &limits, options, &control, &mut Silent);
         let elapsed = start.elapsed();
         totals.nodes += result.nodes;
         totals.time += elapsed;
@@ -97,8 +94,8 @@ pub fn print_totals(t: &BenchTotals, out: &mut impl Write) {
 
 /// Runs the bench with everything on, then with each technique off alone,
 /// and prints the table: node ratio and time ratio against the full search.
-pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
-    let base = run(depth, hash_mib, 1, Features::default(), false, out);
+pub fn ablate(depth: i32, hash_mib: usize, base_options: &SearchOptions, out: &mut impl Write) {
+    let base = run(depth, hash_mib, 1, base_options, false, out);
     let _ = writeln!(
         out,
         "Ablation at depth {depth}, {} positions",
@@ -117,9 +114,9 @@ pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
     );
     let _ = out.flush();
     for (name, switch_off) in Features::ABLATIONS {
-        let mut f = Features::default();
-        switch_off(&mut f);
-        let t = run(depth, hash_mib, 1, f, false, out);
+        let mut options = base_options.clone();
+        switch_off(&mut options.features);
+        let t = run(depth, hash_mib, 1, &options, false, out);
         let _ = writeln!(
             out,
             "| {name} | {} | {:.2} | {} | {:.2} |",

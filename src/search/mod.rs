@@ -15,11 +15,13 @@ pub mod tt;
 
 use crate::mate::MateSolver;
 use crate::movegen::legal_moves;
+use crate::nnue::{Accumulators, Network};
 use crate::position::{EnteringKingRule, Position};
 use crate::types::{Move, Value};
 use history::{ButterflyHistory, Killers};
 use params::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 pub use tt::{Bound, TranspositionTable};
 
@@ -98,6 +100,17 @@ impl Features {
     ];
 }
 
+/// Which static evaluation the search calls.
+#[derive(Clone, Debug, Default)]
+pub enum Evaluator {
+    /// The hand-crafted evaluation of `eval/`: the baseline the networks
+    /// are measured against.
+    #[default]
+    Classic,
+    /// A learned network (`nnue/`).
+    Network(Arc<Network>),
+}
+
 /// Settings that hold across searches.
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
@@ -109,6 +122,8 @@ pub struct SearchOptions {
     pub entering_king_rule: EnteringKingRule,
     /// Pruning and ordering switches.
     pub features: Features,
+    /// The static evaluation.
+    pub evaluator: Evaluator,
 }
 
 impl Default for SearchOptions {
@@ -118,6 +133,7 @@ impl Default for SearchOptions {
             draw_value: 0,
             entering_king_rule: EnteringKingRule::Csa27,
             features: Features::default(),
+            evaluator: Evaluator::default(),
         }
     }
 }
@@ -337,6 +353,8 @@ pub(crate) struct ThreadData {
     pub root_depth: i32,
     pub stopped: bool,
     pub lmr: Box<[[i32; 64]; 64]>,
+    /// The network's hidden layer along the search path.
+    pub accumulators: Accumulators,
 }
 
 impl ThreadData {
@@ -362,6 +380,16 @@ impl ThreadData {
             root_depth: 0,
             stopped: false,
             lmr,
+            accumulators: Accumulators::new(),
+        }
+    }
+
+    /// The static evaluation of the current position, side to move's view.
+    #[inline]
+    pub fn evaluate(&mut self, evaluator: &Evaluator) -> Value {
+        match evaluator {
+            Evaluator::Classic => crate::eval::evaluate(&self.pos),
+            Evaluator::Network(net) => self.accumulators.evaluate(net, &self.pos),
         }
     }
 }
@@ -513,6 +541,9 @@ impl Searcher {
             td.pos = pos.clone();
             td.nodes = 0;
             td.stopped = false;
+            if let Evaluator::Network(net) = &options.evaluator {
+                td.accumulators.bind(net);
+            }
         }
         let main = &mut self.main;
         let (mut result, helper_results) = std::thread::scope(|scope| {
@@ -692,7 +723,7 @@ fn iterative_deepening(
         }
     }
 
-    let best = &td.root_moves[0];
+    let best = td.root_moves[0].clone();
     result.best = Some(best.mv);
     result.ponder = best.pv.get(1).copied();
     // Stopped before any move was scored: the window bound is no score.
@@ -701,14 +732,14 @@ fn iterative_deepening(
     } else if best.previous_score > -INFINITE {
         best.previous_score
     } else {
-        crate::eval::evaluate(&td.pos)
+        td.evaluate(&ctx.options.evaluator)
     };
     result.depth = completed_depth.max(1);
     result.nodes = td.nodes;
-    result.pv = best.pv.clone();
     if result.ponder.is_none() {
         result.ponder = ponder_from_tt(td, ctx, best.mv);
     }
+    result.pv = best.pv;
     result
 }
 

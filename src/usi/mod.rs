@@ -19,14 +19,16 @@ pub mod output;
 pub mod thinking;
 
 use crate::eval::explain;
+use crate::nnue::Network;
 use crate::perft;
 use crate::position::Position;
-use crate::search::Searcher;
+use crate::search::{Evaluator, SearchOptions, Searcher};
 use book::OwnBook;
 use go::{legal_move, GoCommand};
 use options::{shorten, Options, SetEffect};
 use output::Output;
 use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
 use std::time::Instant;
 use thinking::{Job, Thinking};
 
@@ -72,6 +74,10 @@ pub struct Engine {
     received: Instant,
     /// The search thread of the last `go`, until joined.
     thinking: Option<Thinking>,
+    /// The evaluation network in use and the `EvalFile` it came from
+    /// (`None`: the embedded one).
+    network: Option<Arc<Network>>,
+    network_file: Option<String>,
 }
 
 impl Engine {
@@ -87,6 +93,8 @@ impl Engine {
             memory: SearchMemory::Clean,
             received: Instant::now(),
             thinking: None,
+            network: crate::nnue::embedded(),
+            network_file: None,
         }
     }
 
@@ -129,7 +137,7 @@ impl Engine {
             "gameover" => self.gameover(args),
             "quit" => return Flow::Quit,
             "d" => self.out.lines(&self.pos.to_string()),
-            "eval" => self.out.lines(&explain(&self.pos)),
+            "eval" => self.eval(),
             "perft" => self.perft(args.first().copied()),
             "bench" => self.bench(args.first().copied()),
             other => self
@@ -200,9 +208,64 @@ impl Engine {
         // allocation) waits for the next `go`.
         if !self.is_thinking() {
             self.prepare_searcher();
+            self.load_network();
             self.book.prepare(&self.options, &self.out);
         }
         self.out.line("readyok");
+    }
+
+    /// Loads the network that `EvalFile` names if it is not the one in
+    /// use. A file that cannot be read or is not a network gets an error
+    /// line and the network in use is kept.
+    fn load_network(&mut self) {
+        let wanted = self.options.eval_file().map(str::to_string);
+        if wanted == self.network_file {
+            return;
+        }
+        match &wanted {
+            None => self.network = crate::nnue::embedded(),
+            Some(path) => match Network::load(std::path::Path::new(path)) {
+                Ok(net) => {
+                    self.out.info_string(&format!(
+                        "EvalFile {}: network loaded ({} hidden units)",
+                        shorten(path, 200),
+                        net.hidden()
+                    ));
+                    self.network = Some(Arc::new(net));
+                }
+                Err(e) => {
+                    return self.out.error(&format!(
+                        "EvalFile {}: {e}; the previous network is kept",
+                        shorten(path, 200)
+                    ))
+                }
+            },
+        }
+        self.network_file = wanted;
+    }
+
+    /// The search options with the evaluation chosen by `ClassicEval` and
+    /// `EvalFile`.
+    fn search_options(&self) -> SearchOptions {
+        let mut options = self.options.search_options();
+        options.evaluator = match &self.network {
+            Some(net) if !self.options.check("ClassicEval") => Evaluator::Network(Arc::clone(net)),
+            _ => Evaluator::Classic,
+        };
+        options
+    }
+
+    /// The `eval` command: the score of the evaluation in use, and the
+    /// hand-crafted terms for reference.
+    fn eval(&mut self) {
+        let options = self.search_options();
+        if let Evaluator::Network(net) = &options.evaluator {
+            let v = crate::nnue::evaluate_from_scratch(net, &self.pos);
+            self.out.line(&format!(
+                "info string network evaluation (side to move): {v} cp"
+            ));
+        }
+        self.out.lines(&explain(&self.pos));
     }
 
     fn setoption(&mut self, args: &[&str]) {
@@ -275,6 +338,7 @@ impl Engine {
             self.out.info_string(&w);
         }
         self.prepare_searcher();
+        self.load_network();
         let book = self.book.answer(&self.pos, &command, &self.options);
         let job = match book {
             Some(answer) => Ok(Job::Book(answer)),
@@ -306,7 +370,7 @@ impl Engine {
         let settings = self.options.time_settings();
         Ok(Job::BestMove {
             limits: command.limits(&self.pos, &settings, spent)?,
-            options: self.options.search_options(),
+            options: self.search_options(),
             resign_value: self.options.resign_value(),
             report: self.options.report_settings(),
         })
@@ -368,13 +432,13 @@ impl Engine {
             Some(Ok(d)) if (1..=64).contains(&d) => d,
             Some(_) => return self.out.error("usage: bench [depth 1..64]"),
         };
-        let features = self.options.search_options().features;
+        let options = self.search_options();
         let mut out = self.out.clone();
         let totals = crate::bench::run(
             depth,
             self.options.hash_mib(),
             self.options.threads(),
-            features,
+            &options,
             true,
             &mut out,
         );

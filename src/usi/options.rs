@@ -13,6 +13,9 @@ use crate::time::TimeSettings;
 use crate::types::Value;
 use std::time::Duration;
 
+/// `EvalFile` value that names the network built into the binary.
+pub const EMBEDDED_NETWORK: &str = "<internal>";
+
 /// Hash table size when none is set (MiB).
 pub const DEFAULT_HASH_MIB: i64 = 256;
 
@@ -42,8 +45,8 @@ pub enum OptionKind {
     },
     /// An action without a value.
     Button,
-    /// Free text (a file name); `<empty>` or no value is the empty string.
-    String {
+    /// Free text (a file name); USI type `string`.
+    Text {
         /// Value before any `setoption`.
         default: &'static str,
     },
@@ -58,8 +61,8 @@ pub enum OptionValue {
     Spin(i64),
     /// Of a combo option (one of its vars).
     Combo(&'static str),
-    /// Of a string option.
-    Str(String),
+    /// Of a text option.
+    Text(String),
     /// Buttons hold nothing.
     None,
 }
@@ -109,11 +112,11 @@ fn spin(name: &'static str, default: i64, min: i64, max: i64) -> Entry {
     }
 }
 
-fn string(name: &'static str, default: &'static str) -> Entry {
+fn text(name: &'static str, default: &'static str) -> Entry {
     Entry {
         name,
-        kind: OptionKind::String { default },
-        value: OptionValue::Str(default.to_string()),
+        kind: OptionKind::Text { default },
+        value: OptionValue::Text(default.to_string()),
     }
 }
 
@@ -152,6 +155,8 @@ impl Options {
                 kind: OptionKind::Button,
                 value: OptionValue::None,
             },
+            text("EvalFile", EMBEDDED_NETWORK),
+            check("ClassicEval", false),
         ];
         for (name, _) in Features::ABLATIONS {
             if !name.contains('=') {
@@ -208,30 +213,39 @@ impl Options {
         Ok(SetEffect::Stored)
     }
 
-    fn value(&self, name: &str) -> OptionValue {
+    fn value(&self, name: &str) -> &OptionValue {
         self.find(name)
-            .map_or(OptionValue::None, |i| self.entries[i].value.clone())
+            .map_or(&OptionValue::None, |i| &self.entries[i].value)
     }
 
     /// The value of a spin option (0 for a name that is not a spin).
     pub fn spin(&self, name: &str) -> i64 {
         match self.value(name) {
-            OptionValue::Spin(v) => v,
+            OptionValue::Spin(v) => *v,
             _ => 0,
         }
+    }
+
+    /// The value of a text option ("" for a name that is not text).
+    pub fn text(&self, name: &str) -> &str {
+        match self.value(name) {
+            OptionValue::Text(v) => v,
+            _ => "",
+        }
+    }
+
+    /// The network file asked for; `None` for the embedded network.
+    pub fn eval_file(&self) -> Option<&str> {
+        let name = self.text("EvalFile").trim();
+        let embedded = name.is_empty()
+            || name.eq_ignore_ascii_case(EMBEDDED_NETWORK)
+            || name.eq_ignore_ascii_case("<empty>");
+        (!embedded).then_some(name)
     }
 
     /// The value of a check option (false for a name that is not a check).
     pub fn check(&self, name: &str) -> bool {
         matches!(self.value(name), OptionValue::Check(true))
-    }
-
-    /// The value of a string option (empty for a name that is not a string).
-    pub fn string(&self, name: &str) -> String {
-        match self.value(name) {
-            OptionValue::Str(s) => s,
-            _ => String::new(),
-        }
     }
 
     /// Hash table size in MiB.
@@ -278,11 +292,12 @@ impl Options {
             draw_value: self.spin("DrawValue") as Value,
             entering_king_rule: self.entering_king_rule(),
             features: self.features(),
+            ..SearchOptions::default()
         }
     }
 
     fn entering_king_rule(&self) -> EnteringKingRule {
-        let OptionValue::Combo(name) = self.value("EnteringKingRule") else {
+        let &OptionValue::Combo(name) = self.value("EnteringKingRule") else {
             return EnteringKingRule::default();
         };
         ENTERING_KING_RULES
@@ -313,7 +328,7 @@ fn book_options() -> Vec<Entry> {
     let d = BookSettings::default();
     vec![
         check("USI_OwnBook", true),
-        string("BookFile", NO_BOOK),
+        text("BookFile", NO_BOOK),
         spin("BookMoves", 16, 0, 10_000),
         spin("BookEvalDiff", d.eval_diff as i64, 0, 99_999),
         spin("BookEvalBlackLimit", d.black_limit as i64, -99_999, 99_999),
@@ -334,9 +349,9 @@ pub const NO_BOOK: &str = "no_book";
 impl Options {
     /// The book file to use, `None` when the book is off or none is set.
     pub fn book_file(&self) -> Option<String> {
-        let name = self.string("BookFile");
-        let none = name.is_empty() || name == NO_BOOK;
-        (self.check("USI_OwnBook") && !none).then_some(name)
+        let name = self.text("BookFile").trim();
+        let none = name.is_empty() || name == NO_BOOK || name.eq_ignore_ascii_case("<empty>");
+        (self.check("USI_OwnBook") && !none).then(|| name.to_string())
     }
 
     /// The last game ply (1 = the first move) at which the book is used.
@@ -373,12 +388,7 @@ fn advertise(e: &Entry) -> String {
             format!("option name {} type combo default {default}{vars}", e.name)
         }
         OptionKind::Button => format!("option name {} type button", e.name),
-        OptionKind::String { default } => {
-            let default = if default.is_empty() {
-                "<empty>"
-            } else {
-                default
-            };
+        OptionKind::Text { default } => {
             format!("option name {} type string default {default}", e.name)
         }
     }
@@ -389,13 +399,13 @@ fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, Str
     if kind == OptionKind::Button {
         return Ok(OptionValue::None);
     }
-    if let OptionKind::String { .. } = kind {
+    if let OptionKind::Text { .. } = kind {
+        // A file name may contain spaces; it may not be longer than a path.
         let text = value.unwrap_or("");
-        if text.chars().any(char::is_control) {
-            return Err("control characters are not allowed".into());
+        if text.len() > 4096 {
+            return Err("text longer than 4096 bytes".to_string());
         }
-        let text = if text == "<empty>" { "" } else { text };
-        return Ok(OptionValue::Str(text.to_string()));
+        return Ok(OptionValue::Text(text.to_string()));
     }
     let text = value
         .filter(|v| !v.is_empty())
@@ -416,7 +426,7 @@ fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, Str
             .find(|v| v.eq_ignore_ascii_case(text))
             .map(|v| OptionValue::Combo(v))
             .ok_or_else(|| format!("'{shown}' is not one of {}", vars.join(", "))),
-        OptionKind::Button | OptionKind::String { .. } => Ok(OptionValue::None),
+        OptionKind::Button | OptionKind::Text { .. } => Ok(OptionValue::None),
     }
 }
 
@@ -538,7 +548,6 @@ mod tests {
         o.set("USI_OwnBook", Some("true")).unwrap();
         o.set("BookFile", Some("<empty>")).unwrap();
         assert_eq!(o.book_file(), None);
-        assert!(o.set("BookFile", Some("a\u{0}b")).is_err());
         o.set("BookEvalWhiteLimit", Some("-50")).unwrap();
         o.set("BookDepthLimit", Some("16")).unwrap();
         let s = o.book_settings();

@@ -1,0 +1,63 @@
+//! The learned evaluation: a small NNUE-style network.
+//!
+//! Shape: `NUM_FEATURES` sparse inputs (`features.rs`) → a hidden layer of
+//! `H` units per perspective (the *accumulator*, shared weights for both
+//! sides) → clipped ReLU → one output from the side to move's accumulator
+//! followed by the other side's. Because only a handful of inputs change per
+//! move, the accumulators are updated incrementally along the search path.
+//!
+//! # Quantisation
+//! The trainer learns in floating point and exports integers:
+//! * feature weights and hidden biases × `QA` (255) as `i16`, so the
+//!   clipped ReLU is `clamp(acc, 0, QA)`;
+//! * output weights × `QB` (64) as `i16`, output bias × `QA·QB` as `i32`.
+//!
+//! The float network's output `y` is a win-probability logit:
+//! `P(win) = sigmoid(y)`, and the evaluation in centipawns is
+//! `y · EVAL_SCALE`; so the engine computes `out · EVAL_SCALE / (QA·QB)`.
+//!
+//! # File format (little endian)
+//! | offset | size | content |
+//! | --- | --- | --- |
+//! | 0 | 8 | magic `RYUONNUE` |
+//! | 8 | 4 | format version, `u32` = 1 |
+//! | 12 | 4 | feature set, `u32` = 1 (`features.rs`: piece-square + hand slots) |
+//! | 16 | 4 | hidden width `H`, `u32`, a multiple of 16, at most 2048 |
+//! | 20 | 4 | activation, `u32` = 0 (clipped ReLU) |
+//! | 24 | 2·H | hidden biases, `i16[H]` |
+//! | … | 2·H·N | feature weights, `i16[N][H]` (row per feature, N = `NUM_FEATURES`) |
+//! | … | 4·H | output weights, `i16[2H]`: side to move's units, then the other's |
+//! | … | 4 | output bias, `i32` |
+//!
+//! Nothing may follow. The engine rejects a file whose size or header does
+//! not match.
+
+pub mod features;
+
+/// Scale of hidden activations: the clipped ReLU saturates at `QA`.
+pub const QA: i32 = 255;
+/// Scale of the output weights.
+pub const QB: i32 = 64;
+/// Centipawns per unit of the network's logit output; also the `K` of the
+/// trainer's `sigmoid(score / K)` target.
+pub const EVAL_SCALE: i32 = 600;
+/// File magic.
+pub const MAGIC: &[u8; 8] = b"RYUONNUE";
+/// File format version.
+pub const FORMAT_VERSION: u32 = 1;
+/// Identifier of the feature set in `features.rs`.
+pub const FEATURE_SET_ID: u32 = 1;
+/// Widest hidden layer a file may declare.
+pub const MAX_HIDDEN: usize = 2048;
+
+mod accumulator;
+pub mod network;
+
+pub use accumulator::{evaluate_from_scratch, Accumulators, MAX_EVAL};
+pub use network::{Network, NetworkError};
+
+/// The network built into the binary, read once. `None` until a trained
+/// network is committed.
+pub fn embedded() -> Option<std::sync::Arc<Network>> {
+    None
+}
