@@ -88,6 +88,7 @@ pub fn parse(mut input: impl Read) -> Result<Loaded, String> {
         if start == 0 && filled == buf.len() {
             // A whole chunk without a newline.
             if !skipping_long_line {
+                reader.number += 1;
                 reader.problem("line too long".into())?;
             }
             skipping_long_line = true;
@@ -291,6 +292,8 @@ sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w -
 3c3d none 0 0 3
 ";
 
+    const START: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+
     #[test]
     fn a_small_book_reads_whole() {
         let loaded = parse(SMALL.as_bytes()).unwrap();
@@ -324,6 +327,19 @@ sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w -
     fn what_is_not_a_book_is_refused() {
         assert!(parse(&b"\x7fELF\x02\x01\x01\0\0\0"[..]).is_err());
         assert!(parse("hello world\n".as_bytes()).is_err());
+        let endless = parse(std::io::repeat(0).take(10 << 20)).unwrap_err();
+        assert!(endless.contains("line 1: line too long"), "{endless}");
+        let long = format!(
+            "{HEADER}\n{}\nsfen {}\n7g7f none 0 0\n",
+            "#".repeat(3 << 20),
+            START
+        );
+        let loaded = parse(long.as_bytes()).unwrap();
+        assert_eq!((loaded.skipped, loaded.book.positions()), (1, 1));
+        assert!(loaded
+            .first_problem
+            .unwrap()
+            .starts_with("line 2: line too long"));
         let empty = parse("".as_bytes()).unwrap();
         assert_eq!(empty.book.positions(), 0);
     }
