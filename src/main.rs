@@ -163,6 +163,31 @@ enum BookCommand {
         #[arg(long, default_value_t = 40)]
         max_ply: u32,
     },
+    /// Build a search-scored book: the engine plays itself at a fixed
+    /// depth after a few random plies.
+    FromSelfplay {
+        /// Games to play.
+        #[arg(long)]
+        games: usize,
+        /// Depth of every search.
+        #[arg(long, default_value_t = 8)]
+        depth: i32,
+        /// Only positions up to this ply.
+        #[arg(long, default_value_t = 24)]
+        max_ply: u32,
+        /// Random legal plies opening each game (not written).
+        #[arg(long, default_value_t = 2)]
+        random_plies: u32,
+        /// Seed of the random plies.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Hash table, MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        /// The book to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Write a synthetic book of random positions (for load-time tests).
     Synth {
         /// Number of distinct positions.
@@ -375,6 +400,32 @@ fn book(command: BookCommand) -> Result<(), String> {
             if let Some(p) = r.first_problem {
                 println!("first problem: {p}");
             }
+        }
+        BookCommand::FromSelfplay {
+            games,
+            depth,
+            max_ply,
+            random_plies,
+            seed,
+            hash,
+            out,
+        } => {
+            let settings = ryuo::book::make::SelfplaySettings {
+                games,
+                depth,
+                max_ply,
+                random_plies,
+                seed,
+                hash_mib: hash,
+            };
+            let r = ryuo::book::make::from_selfplay(&settings, &mut create(&out)?)
+                .map_err(|e| e.to_string())?;
+            println!(
+                "{games} games; {} positions and {} moves written to {}",
+                r.positions,
+                r.moves,
+                out.display()
+            );
         }
         BookCommand::Synth {
             positions,

@@ -6,6 +6,7 @@ use super::format::{self, write_header, write_position};
 use super::{BookKey, BookMove};
 use crate::movegen::legal_moves;
 use crate::position::Position;
+use crate::search::{Control, Limits, SearchOptions, Searcher, Silent};
 use crate::types::Move;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -165,6 +166,95 @@ fn short(text: &str) -> String {
     crate::usi::options::shorten(text, 20)
 }
 
+/// What `from_selfplay` plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfplaySettings {
+    /// Games to play.
+    pub games: usize,
+    /// Depth of every search.
+    pub depth: i32,
+    /// Positions after this ply are neither searched nor written.
+    pub max_ply: u32,
+    /// Random legal plies that open each game (not written), so that the
+    /// games differ.
+    pub random_plies: u32,
+    /// Seed of those random plies.
+    pub seed: u64,
+    /// Hash table, MiB.
+    pub hash_mib: usize,
+}
+
+/// What `from_selfplay` wrote.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct SelfplayReport {
+    /// Positions written.
+    pub positions: usize,
+    /// Moves written.
+    pub moves: usize,
+}
+
+/// Builds a search-scored book: the engine plays itself at a fixed depth
+/// after a few random plies; every position searched is written with the
+/// move played, its score for the side to move, the depth, the second
+/// move of the PV as ponder move, and how often the move was played.
+pub fn from_selfplay(
+    settings: &SelfplaySettings,
+    out: &mut impl Write,
+) -> io::Result<SelfplayReport> {
+    let mut rng = StdRng::seed_from_u64(settings.seed);
+    let mut searcher = Searcher::new(settings.hash_mib.max(1));
+    let options = SearchOptions::default();
+    let limits = Limits {
+        depth: Some(settings.depth.max(1)),
+        ..Limits::default()
+    };
+    let mut seen: HashMap<BookKey, (String, Vec<BookMove>)> = HashMap::new();
+    for _ in 0..settings.games {
+        let mut pos = Position::startpos();
+        while pos.game_ply() <= settings.max_ply {
+            let legal = legal_moves(&pos);
+            let Some(&random) = legal.choose(&mut rng) else {
+                break;
+            };
+            if pos.game_ply() <= settings.random_plies {
+                pos.do_move(random);
+                continue;
+            }
+            let result =
+                searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
+            let Some(best) = result.best.filter(|_| !result.declare_win) else {
+                break;
+            };
+            let (_, moves) = seen
+                .entry(BookKey::of(&pos, false))
+                .or_insert_with(|| (pos.to_sfen(), Vec::new()));
+            match moves.iter_mut().find(|m| m.mv == best) {
+                Some(m) => m.count = m.count.saturating_add(1),
+                None => moves.push(BookMove {
+                    mv: best,
+                    ponder: result.pv.get(1).copied().unwrap_or(Move::NONE),
+                    value: result.score,
+                    depth: result.depth.clamp(0, u16::MAX as i32) as u16,
+                    count: 1,
+                }),
+            }
+            pos.do_move(best);
+        }
+    }
+    let mut positions: Vec<(String, Vec<BookMove>)> = seen.into_values().collect();
+    positions.sort_by(|a, b| a.0.cmp(&b.0));
+    write_header(out)?;
+    let mut report = SelfplayReport::default();
+    for (sfen, mut moves) in positions {
+        moves.sort_by_key(|m| std::cmp::Reverse((m.value, m.count)));
+        write_position(out, &sfen, &moves)?;
+        report.positions += 1;
+        report.moves += moves.len();
+    }
+    out.flush()?;
+    Ok(report)
+}
+
 /// Longest random game `synth` plays before starting another.
 const SYNTH_GAME_PLIES: u32 = 80;
 
@@ -291,6 +381,36 @@ mod tests {
         let mut out = Vec::new();
         let report = from_sfens(games.as_bytes(), 2, &mut out).unwrap();
         assert_eq!(report.positions, 2);
+    }
+
+    #[test]
+    fn selfplay_writes_searched_legal_moves() {
+        let settings = SelfplaySettings {
+            games: 2,
+            depth: 2,
+            max_ply: 6,
+            random_plies: 2,
+            seed: 3,
+            hash_mib: 1,
+        };
+        let mut out = Vec::new();
+        let report = from_selfplay(&settings, &mut out).unwrap();
+        assert!(report.positions >= 4, "{report:?}");
+        let loaded = format::parse(&out[..]).unwrap();
+        assert_eq!(loaded.skipped, 0);
+        assert_eq!(loaded.book.positions(), report.positions);
+        let text = String::from_utf8(out).unwrap();
+        for block in text.split("sfen ").skip(1) {
+            let mut lines = block.lines();
+            let pos = Position::from_sfen(lines.next().unwrap()).unwrap();
+            for line in lines {
+                let mv = line.split(' ').next().unwrap();
+                assert!(pos.parse_usi_move(mv).is_some(), "{line}");
+                let fields: Vec<&str> = line.split(' ').collect();
+                assert_eq!(fields.len(), 5, "{line}");
+                assert!(["1", "2"].contains(&fields[3]), "{line}");
+            }
+        }
     }
 
     #[test]
