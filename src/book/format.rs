@@ -19,7 +19,7 @@ use super::key::words;
 use super::{Book, BookBuilder, BookKey, BookMove};
 use crate::types::{Move, PieceType, Square, Value};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -43,13 +43,104 @@ pub struct Loaded {
     pub elapsed: Duration,
 }
 
-/// Reads the book file at `path`.
+/// Reads the book file at `path`. A large file is cut at `sfen` lines
+/// into parts read on as many threads as there are cores (at most
+/// `MAX_THREADS`): `isready` waits for it.
 pub fn load(path: &Path) -> Result<Loaded, String> {
     let start = Instant::now();
-    let file = File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    let mut loaded = parse(file).map_err(|e| format!("{}: {e}", path.display()))?;
-    loaded.elapsed = start.elapsed();
-    Ok(loaded)
+    let shown = path.display();
+    let mut file = File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
+    let len = file.metadata().map_or(0, |m| m.len());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bounds = part_bounds(&mut file, len, threads.min(MAX_THREADS));
+    let parts: Vec<Result<Reader, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| {
+                let (from, to) = (w[0], w[1]);
+                scope.spawn(move || -> Result<Reader, String> {
+                    let mut file = File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+                    file.seek(SeekFrom::Start(from))
+                        .map_err(|e| format!("read error: {e}"))?;
+                    let reader = Reader {
+                        looks_like_a_book: i > 0, // later parts start at a `sfen` line
+                        ..Reader::default()
+                    };
+                    read_part(file.take(to - from), reader)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("the reading thread failed".into()))
+            })
+            .collect()
+    });
+    let mut builder = BookBuilder::default();
+    let (mut skipped, mut first_problem, mut lines_before) = (0, None, 0);
+    for part in parts {
+        let part = part.map_err(|e| format!("{shown}: {e}"))?;
+        skipped += part.skipped;
+        if first_problem.is_none() {
+            first_problem = part
+                .first_problem
+                .map(|(line, why)| format!("line {}: {why}", line + lines_before));
+        }
+        lines_before += part.number;
+        builder.append(part.builder);
+    }
+    Ok(Loaded {
+        book: builder.finish(),
+        skipped,
+        first_problem,
+        elapsed: start.elapsed(),
+    })
+}
+
+/// Most threads `load` uses.
+const MAX_THREADS: usize = 4;
+
+/// Smallest part worth a thread of its own.
+const MIN_PART_BYTES: u64 = 8 << 20;
+
+/// Offsets cutting a file of `len` bytes into up to `parts` parts, each
+/// after the first starting at a `sfen` line: `[0, …, len]`.
+fn part_bounds(file: &mut File, len: u64, parts: usize) -> Vec<u64> {
+    let parts = (len / MIN_PART_BYTES).clamp(1, parts.max(1) as u64);
+    let mut bounds = vec![0];
+    let mut window = vec![0u8; CHUNK_BYTES];
+    for k in 1..parts {
+        let guess = len / parts * k;
+        let found = file.seek(SeekFrom::Start(guess)).is_ok().then(|| {
+            let n = read_full(file, &mut window);
+            window[..n]
+                .windows(6)
+                .position(|w| w == b"\nsfen ")
+                .map(|i| guess + i as u64 + 1)
+        });
+        if let Some(Some(at)) = found {
+            if at > *bounds.last().unwrap_or(&0) && at < len {
+                bounds.push(at);
+            }
+        }
+    }
+    bounds.push(len);
+    bounds
+}
+
+/// Reads as much of `buf` as `file` gives; the number of bytes read.
+fn read_full(file: &mut File, buf: &mut [u8]) -> usize {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    n
 }
 
 /// Bytes read at a time; also the longest line accepted (a longer one is
@@ -57,9 +148,21 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
 /// file).
 const CHUNK_BYTES: usize = 1 << 20;
 
-/// Reads a book from `input`, a chunk at a time, line by line.
-pub fn parse(mut input: impl Read) -> Result<Loaded, String> {
-    let mut reader = Reader::default();
+/// Reads a book from `input` (on this thread).
+pub fn parse(input: impl Read) -> Result<Loaded, String> {
+    let reader = read_part(input, Reader::default())?;
+    Ok(Loaded {
+        book: reader.builder.finish(),
+        skipped: reader.skipped,
+        first_problem: reader
+            .first_problem
+            .map(|(line, why)| format!("line {line}: {why}")),
+        elapsed: Duration::ZERO,
+    })
+}
+
+/// Reads `input` into `reader`, a chunk at a time, line by line.
+fn read_part(mut input: impl Read, mut reader: Reader) -> Result<Reader, String> {
     let mut buf = vec![0u8; CHUNK_BYTES];
     let mut filled = 0;
     let mut skipping_long_line = false;
@@ -98,12 +201,7 @@ pub fn parse(mut input: impl Read) -> Result<Loaded, String> {
         buf.copy_within(start..filled, 0);
         filled -= start;
     }
-    Ok(Loaded {
-        book: reader.builder.finish(),
-        skipped: reader.skipped,
-        first_problem: reader.first_problem,
-        elapsed: Duration::ZERO,
-    })
+    Ok(reader)
 }
 
 /// Where the move lines being read go.
@@ -128,7 +226,8 @@ struct Reader {
     /// Whether a header or `sfen` line has been seen.
     looks_like_a_book: bool,
     skipped: usize,
-    first_problem: Option<String>,
+    /// Line number and why.
+    first_problem: Option<(usize, String)>,
 }
 
 impl Reader {
@@ -157,8 +256,7 @@ impl Reader {
             ));
         }
         self.skipped += 1;
-        self.first_problem
-            .get_or_insert_with(|| format!("line {number}: {why}"));
+        self.first_problem.get_or_insert((number, why));
         Ok(())
     }
 
@@ -356,6 +454,27 @@ sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w -
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_file_read_in_parts_reads_as_a_whole() {
+        let mut text = Vec::new();
+        crate::book::make::synth(150_000, 9, &mut text).unwrap();
+        text.extend_from_slice(b"7g7f none bad 0\n");
+        let path = std::env::temp_dir().join(format!("ryuo-parts-{}.db", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        let mut file = File::open(&path).unwrap();
+        assert_eq!(part_bounds(&mut file, text.len() as u64, 4).len(), 3);
+        let parts = load(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let whole = parse(&text[..]).unwrap();
+        assert_eq!(parts.book.positions(), 150_000);
+        assert_eq!(parts.book.positions(), whole.book.positions());
+        assert_eq!(parts.book.move_count(), whole.book.move_count());
+        assert_eq!(parts.skipped, 1);
+        assert_eq!(parts.first_problem, whole.first_problem);
+        assert_eq!(parts.book.keys, whole.book.keys);
+        assert_eq!(parts.book.moves, whole.book.moves);
     }
 
     #[test]

@@ -122,6 +122,18 @@ impl BookBuilder {
         }
     }
 
+    /// Appends what `other` collected, as if read after this.
+    pub fn append(&mut self, other: BookBuilder) {
+        let offset = self.moves.len() as u32;
+        self.index.extend(
+            other
+                .index
+                .into_iter()
+                .map(|(key, first, len)| (key, first + offset, len)),
+        );
+        self.moves.extend(other.moves);
+    }
+
     /// Positions started so far (repeats included).
     pub fn positions(&self) -> usize {
         self.index.len()
