@@ -8,6 +8,7 @@ pub mod bench;
 pub mod bitboard;
 pub mod eval;
 pub mod mate;
+pub mod memory;
 pub mod movegen;
 pub mod perft;
 pub mod position;

@@ -59,7 +59,7 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        None => ryuo::usi::run(io::stdin().lock(), io::stdout()),
+        None => ryuo::usi::run(io::stdin(), io::stdout()),
         Some(Command::Bench {
             depth,
             hash,
@@ -67,12 +67,15 @@ fn main() {
             ablate,
         }) => {
             let mut out = io::stdout();
-            if ablate {
-                ryuo::bench::ablate(depth, hash, &mut out);
+            let done = if ablate {
+                ryuo::bench::ablate(depth, hash, &mut out)
             } else {
-                let totals =
-                    ryuo::bench::run(depth, hash, threads, Default::default(), true, &mut out);
-                ryuo::bench::print_totals(&totals, &mut out);
+                ryuo::bench::run(depth, hash, threads, Default::default(), true, &mut out)
+                    .map(|totals| ryuo::bench::print_totals(&totals, &mut out))
+            };
+            if let Err(e) = done {
+                eprintln!("error: {e}");
+                std::process::exit(2);
             }
         }
         Some(Command::Mate {
@@ -81,10 +84,11 @@ fn main() {
             hash,
         }) => {
             let text = ryuo::mate::run_cli(&sfen, time_ms, hash);
-            print!("{text}");
             if text.starts_with("error") {
+                eprint!("{text}");
                 std::process::exit(2);
             }
+            print!("{text}");
         }
         Some(Command::Perft {
             depth,
