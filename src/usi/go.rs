@@ -125,10 +125,7 @@ impl GoCommand {
                     continue;
                 }
                 other => {
-                    warnings.push(format!(
-                        "unknown go argument '{}' ignored",
-                        shorten(other, 20)
-                    ));
+                    warnings.push(format!("unknown argument '{}' ignored", shorten(other, 20)));
                     continue;
                 }
             };

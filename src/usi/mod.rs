@@ -287,9 +287,12 @@ impl Engine {
                 features: self.options.search_options().features,
             },
         };
-        let Some(mut searcher) = self.searcher.take() else {
-            return self.out.error("no searcher");
-        };
+        // `prepare_searcher` made one; a fresh one only if a search thread
+        // was lost, so that this request is answered all the same.
+        let mut searcher = self
+            .searcher
+            .take()
+            .unwrap_or_else(|| Searcher::new(FALLBACK_HASH_MIB));
         if matches!(job, Job::Mate(_)) {
             let mib = self.options.mate_hash_mib();
             let ready = searcher
