@@ -9,6 +9,7 @@ pub mod bitboard;
 pub mod eval;
 pub mod learn;
 pub mod mate;
+pub mod memory;
 pub mod movegen;
 pub mod nnue;
 pub mod perft;
