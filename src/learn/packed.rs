@@ -8,6 +8,10 @@
 //! hand costs one bit less than on the board, where the saved bit pays for
 //! the empty square it would otherwise be. Positions without all 40 pieces
 //! (tsume problems) cannot be packed.
+//!
+//! Hands are written in YaneuraOu's kind order (P L N S B R G); cshogi
+//! writes P L N S G B R. Each hand code names its kind, so every reader
+//! takes either, and the board bits agree exactly.
 
 use crate::position::{Position, SfenError};
 use crate::types::{Color, Move, PieceType, Square};
