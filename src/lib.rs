@@ -10,6 +10,7 @@ pub mod book;
 pub mod eval;
 pub mod learn;
 pub mod mate;
+pub mod memory;
 pub mod movegen;
 pub mod nnue;
 pub mod perft;

@@ -225,7 +225,7 @@ fn parse_range(s: &str) -> Result<(u32, u32), String> {
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        None => ryuo::usi::run(io::stdin().lock(), io::stdout()),
+        None => ryuo::usi::run(io::stdin(), io::stdout()),
         Some(Command::Bench {
             depth,
             hash,
@@ -238,11 +238,15 @@ fn main() {
                 evaluator: eval.evaluator(),
                 ..SearchOptions::default()
             };
-            if ablate {
-                ryuo::bench::ablate(depth, hash, &options, &mut out);
+            let done = if ablate {
+                ryuo::bench::ablate(depth, hash, &options, &mut out)
             } else {
-                let totals = ryuo::bench::run(depth, hash, threads, &options, true, &mut out);
-                ryuo::bench::print_totals(&totals, &mut out);
+                ryuo::bench::run(depth, hash, threads, &options, true, &mut out)
+                    .map(|totals| ryuo::bench::print_totals(&totals, &mut out))
+            };
+            if let Err(e) = done {
+                eprintln!("error: {e}");
+                std::process::exit(2);
             }
         }
         Some(Command::Book(command)) => {
@@ -257,10 +261,11 @@ fn main() {
             hash,
         }) => {
             let text = ryuo::mate::run_cli(&sfen, time_ms, hash);
-            print!("{text}");
             if text.starts_with("error") {
+                eprint!("{text}");
                 std::process::exit(2);
             }
+            print!("{text}");
         }
         Some(Command::Gensfen {
             count,

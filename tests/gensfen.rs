@@ -4,6 +4,8 @@
 use ryuo::learn::gensfen::{self, GensfenConfig};
 use ryuo::learn::{read_records, PackedSfenValue, PsvWriter};
 use ryuo::movegen::legal_moves;
+use ryuo::position::Position;
+use std::process::Command;
 
 /// Checks what every gensfen record must satisfy: the position unpacks, is
 /// not in check, the move is legal and not a capture, score and result in
@@ -82,4 +84,43 @@ fn two_threads_write_the_count() {
     };
     let a = generate(&config);
     assert_eq!(a.len(), 60 * PackedSfenValue::SIZE);
+}
+
+#[test]
+fn psv_dump_prints_records_and_refuses_truncation() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.psv");
+    let exe = env!("CARGO_BIN_EXE_ryuo");
+    let out = Command::new(exe)
+        .args(["psv-dump", sample, "--limit", "3"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let records = read_records(sample).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    for (line, r) in text.lines().zip(&records) {
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 5, "{line}");
+        let pos = Position::from_sfen(f[0]).unwrap();
+        assert_eq!(pos.parse_usi_move(f[1]), Some(r.best_move()));
+        assert_eq!(
+            f[2..],
+            [r.score, r.game_ply as i16, r.game_result as i16].map(|v| v.to_string())
+        );
+    }
+
+    let dir = std::env::temp_dir().join(format!("ryuo-dump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.psv");
+    let bytes = std::fs::read(sample).unwrap();
+    std::fs::write(&cut, &bytes[..2 * PackedSfenValue::SIZE + 7]).unwrap();
+    let out = Command::new(exe)
+        .arg("psv-dump")
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -8,6 +8,10 @@
 //! hand costs one bit less than on the board, where the saved bit pays for
 //! the empty square it would otherwise be. Positions without all 40 pieces
 //! (tsume problems) cannot be packed.
+//!
+//! Hands are written in YaneuraOu's kind order (P L N S B R G); cshogi
+//! writes P L N S G B R. Each hand code names its kind, so every reader
+//! takes either, and the board bits agree exactly.
 
 use crate::position::{Position, SfenError};
 use crate::types::{Color, Move, PieceType, Square};
@@ -146,39 +150,49 @@ impl BitReader<'_> {
         Ok(v)
     }
 
-    /// Reads one prefix code of `code_of`'s table. Both tables are complete
-    /// prefix codes of at most six bits, so some entry always matches.
-    fn code(
-        &mut self,
-        kinds: &[Option<PieceType>],
-        code_of: fn(Option<PieceType>) -> (u32, u32),
-    ) -> Result<Option<PieceType>, PackError> {
+    /// Reads one code of `table` (code, length, meaning). Both tables are
+    /// complete prefix codes of at most six bits, so some entry matches.
+    fn code<T: Copy>(&mut self, table: &[(u32, u32, T)]) -> Result<T, PackError> {
         let (mut code, mut bits) = (0, 0);
         while bits < 6 {
             code |= (self.bit()? as u32) << bits;
             bits += 1;
-            if let Some(&k) = kinds.iter().find(|&&k| code_of(k) == (code, bits)) {
+            if let Some(&(_, _, k)) = table.iter().find(|e| (e.0, e.1) == (code, bits)) {
                 return Ok(k);
             }
         }
-        Err(PackError::Overrun) // unreachable with the tables above
+        Err(PackError::Overrun) // unreachable with complete tables
     }
 }
 
-const BOARD_KINDS: [Option<PieceType>; 8] = [
-    None,
-    Some(PieceType::Pawn),
-    Some(PieceType::Lance),
-    Some(PieceType::Knight),
-    Some(PieceType::Silver),
-    Some(PieceType::Bishop),
-    Some(PieceType::Rook),
-    Some(PieceType::Gold),
-];
+/// Decoding table of a board square: an empty square or a kind.
+const BOARD_TABLE: [(u32, u32, Option<PieceType>); 8] = {
+    let mut t = [(0, 0, None); 8];
+    let mut i = 0;
+    while i < 8 {
+        let kind = if i == 0 {
+            None
+        } else {
+            Some(PACK_ORDER[i - 1])
+        };
+        let (code, bits) = board_code(kind);
+        t[i] = (code, bits, kind);
+        i += 1;
+    }
+    t
+};
 
-fn hand_code_opt(kind: Option<PieceType>) -> (u32, u32) {
-    kind.map_or((u32::MAX, 0), hand_code)
-}
+/// Decoding table of a piece in hand.
+const HAND_TABLE: [(u32, u32, PieceType); 7] = {
+    let mut t = [(0, 0, PieceType::Pawn); 7];
+    let mut i = 0;
+    while i < 7 {
+        let (code, bits) = hand_code(PACK_ORDER[i]);
+        t[i] = (code, bits, PACK_ORDER[i]);
+        i += 1;
+    }
+    t
+};
 
 /// A position in 32 bytes, YaneuraOu's `PackedSfen`. The move number is not
 /// part of it (a `PackedSfenValue` carries the ply).
@@ -205,10 +219,8 @@ struct Decoded {
 impl PackedSfen {
     /// Packs `pos`, which must have both kings and all 40 pieces.
     pub fn pack(pos: &Position) -> Result<PackedSfen, PackError> {
-        let kings = [Color::Black, Color::White]
-            .map(|c| pos.king_square(c).ok_or(PackError::MissingKing(c)));
-        let [bk, wk] = kings;
-        let (bk, wk) = (bk?, wk?);
+        let king = |c| pos.king_square(c).ok_or(PackError::MissingKing(c));
+        let (bk, wk) = (king(Color::Black)?, king(Color::White)?);
         for kind in PACK_ORDER {
             let count =
                 pos.material_count(Color::Black, kind) + pos.material_count(Color::White, kind);
@@ -360,7 +372,7 @@ impl PackedSfen {
             if kings.contains(&sq) {
                 continue;
             }
-            if let Some(kind) = r.code(&BOARD_KINDS, board_code)? {
+            if let Some(kind) = r.code(&BOARD_TABLE)? {
                 let promoted = kind != PieceType::Gold && r.bit()?;
                 let c = if r.bit()? { Color::White } else { Color::Black };
                 count(kind)?;
@@ -369,9 +381,7 @@ impl PackedSfen {
             }
         }
         while r.cursor < BITS {
-            let Some(kind) = r.code(&BOARD_KINDS[1..], hand_code_opt)? else {
-                return Err(PackError::Overrun);
-            };
+            let kind = r.code(&HAND_TABLE)?;
             if kind != PieceType::Gold && r.bit()? {
                 return Err(PackError::PromotedInHand);
             }
@@ -492,6 +502,24 @@ mod tests {
             let (_, b) = board_code(Some(kind));
             assert_eq!(hand_code(kind).1, b - 1);
         }
+    }
+
+    /// Both tables are prefix codes that use up every bit pattern (Kraft
+    /// sum 1), so decoding never gets stuck.
+    #[test]
+    fn tables_are_complete_prefix_codes() {
+        fn check(codes: &[(u32, u32)]) {
+            let kraft: f64 = codes.iter().map(|&(_, b)| 0.5f64.powi(b as i32)).sum();
+            assert_eq!(kraft, 1.0);
+            for (i, &(c1, b1)) in codes.iter().enumerate() {
+                for &(c2, b2) in &codes[i + 1..] {
+                    let b = b1.min(b2);
+                    assert_ne!(c1 & ((1 << b) - 1), c2 & ((1 << b) - 1));
+                }
+            }
+        }
+        check(&BOARD_TABLE.map(|(c, b, _)| (c, b)));
+        check(&HAND_TABLE.map(|(c, b, _)| (c, b)));
     }
 
     #[test]

@@ -44,7 +44,7 @@ fn check_limits(td: &mut ThreadData, ctx: &SearchContext) {
         td.stopped = true;
         return;
     }
-    if let Some(budget) = ctx.limits.time {
+    if let Some(budget) = ctx.control.time_budget(ctx.limits) {
         // Depth 1 always completes, so there is a move to play.
         if td.root_depth > 1
             && !ctx.control.is_pondering()

@@ -21,7 +21,7 @@ use crate::types::{Move, Value};
 use history::{ButterflyHistory, Killers};
 use params::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 pub use tt::{Bound, TranspositionTable};
 
@@ -173,6 +173,10 @@ pub struct Control {
     epoch: Instant,
     /// Milliseconds after `epoch` from which the time budget counts.
     origin_ms: AtomicU64,
+    /// The budget from the clock sent with `ponderhit` (YaneuraOu and
+    /// ShogiHome send one after a `go ponder` without a clock); it
+    /// replaces the budget of `go`.
+    ponderhit_budget: OnceLock<TimeBudget>,
 }
 
 impl Default for Control {
@@ -195,6 +199,7 @@ impl Control {
             pondering: AtomicBool::new(pondering),
             epoch: start,
             origin_ms: AtomicU64::new(0),
+            ponderhit_budget: OnceLock::new(),
         }
     }
 
@@ -218,6 +223,24 @@ impl Control {
         let now = self.epoch.elapsed().as_millis() as u64;
         self.origin_ms.store(now, Ordering::Relaxed);
         self.pondering.store(false, Ordering::Relaxed);
+    }
+
+    /// `ponderhit` with the time budget from the clock it carried.
+    pub fn ponderhit_with(&self, budget: TimeBudget) {
+        let _ = self.ponderhit_budget.set(budget);
+        self.ponderhit();
+    }
+
+    /// The time budget in force: the one from `ponderhit`, else `limits`'.
+    #[inline]
+    pub fn time_budget(&self, limits: &Limits) -> Option<TimeBudget> {
+        self.ponderhit_budget.get().copied().or(limits.time)
+    }
+
+    /// Whether the search answers only on `stop` (`go infinite`, or a
+    /// `go ponder` without a clock until a `ponderhit` brings one).
+    pub fn waits_for_stop(&self, limits: &Limits) -> bool {
+        limits.infinite && self.ponderhit_budget.get().is_none()
     }
 
     /// Whether the search is pondering (no time limit applies yet).
@@ -440,13 +463,23 @@ impl SearchContext<'_> {
 impl Searcher {
     /// A searcher with a hash table of `hash_mib` MiB.
     pub fn new(hash_mib: usize) -> Searcher {
-        Searcher {
-            tt: TranspositionTable::new(hash_mib),
+        Self::try_new(hash_mib).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Like `new`, but an error if the hash table cannot be allocated.
+    pub fn try_new(hash_mib: usize) -> Result<Searcher, String> {
+        Ok(Searcher {
+            tt: TranspositionTable::try_new(hash_mib)?,
             main: ThreadData::new(0, Position::startpos()),
             helpers: Vec::new(),
             mate: None,
             mate_hash_mib: DEFAULT_MATE_HASH_MIB,
-        }
+        })
+    }
+
+    /// Size of the hash table, MiB.
+    pub fn hash_mib(&self) -> usize {
+        self.tt.size_mib()
     }
 
     /// Reallocates the hash table (its content is lost).
@@ -465,18 +498,48 @@ impl Searcher {
         Ok(())
     }
 
-    /// Sets the mate solver's table size (applied at its next allocation).
-    pub fn set_mate_hash(&mut self, mib: usize) {
-        if mib != self.mate_hash_mib {
-            self.mate_hash_mib = mib;
-            self.mate = None;
+    /// Gives the mate solver a table of `mib` MiB: now if it has one of
+    /// another size, else at first use. On failure it keeps the table it
+    /// had, and the error says so.
+    pub fn set_mate_hash(&mut self, mib: usize) -> Result<(), String> {
+        if mib == self.mate_hash_mib {
+            return Ok(());
         }
+        if self.mate.is_none() {
+            self.mate_hash_mib = mib;
+            return Ok(());
+        }
+        let solver = MateSolver::try_new(mib)
+            .map_err(|e| format!("{e}; the mate solver keeps {} MiB", self.mate_hash_mib))?;
+        self.mate = Some(solver);
+        self.mate_hash_mib = mib;
+        Ok(())
     }
 
-    /// The mate solver, allocating it on first use.
+    /// Allocates the mate solver if it has no table yet. If the size set
+    /// cannot be had, it gets a 1 MiB table and the error says so.
+    pub fn prepare_mate_solver(&mut self) -> Result<(), String> {
+        if self.mate.is_some() {
+            return Ok(());
+        }
+        let (solver, result) = match MateSolver::try_new(self.mate_hash_mib) {
+            Ok(solver) => (solver, Ok(())),
+            Err(e) => {
+                self.mate_hash_mib = 1;
+                (
+                    MateSolver::new(1),
+                    Err(format!("{e}; the mate solver uses 1 MiB")),
+                )
+            }
+        };
+        self.mate = Some(solver);
+        result
+    }
+
+    /// The mate solver, allocated on first use (see `prepare_mate_solver`).
     pub fn mate_solver(&mut self) -> &mut MateSolver {
-        let mib = self.mate_hash_mib;
-        self.mate.get_or_insert_with(|| MateSolver::new(mib))
+        let _ = self.prepare_mate_solver();
+        self.mate.get_or_insert_with(|| MateSolver::new(1))
     }
 
     /// Forgets everything learnt: hash table and histories (new game).
@@ -538,7 +601,7 @@ impl Searcher {
             node_counts: &node_counts,
         };
         for td in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            td.pos = pos.clone();
+            td.pos = pos.search_copy();
             td.nodes = 0;
             td.stopped = false;
             if let Evaluator::Network(net) = &options.evaluator {
@@ -560,7 +623,9 @@ impl Searcher {
                 .collect();
             let result = iterative_deepening(main, &ctx, reporter);
             // USI: in infinite or ponder mode the answer waits for stop/ponderhit.
-            while (limits.infinite || control.is_pondering()) && !control.is_stopped() {
+            while (control.waits_for_stop(limits) || control.is_pondering())
+                && !control.is_stopped()
+            {
                 std::thread::sleep(Duration::from_millis(1));
             }
             helpers_stop.store(true, Ordering::Relaxed);
@@ -703,13 +768,16 @@ fn iterative_deepening(
 
         // A mate found needs no deeper search (unless told to go on).
         let score = td.root_moves[0].score;
-        if !ctx.limits.infinite && score.abs() >= MATE_IN_MAX_PLY && MATE - score.abs() <= depth {
+        if !ctx.control.waits_for_stop(ctx.limits)
+            && score.abs() >= MATE_IN_MAX_PLY
+            && MATE - score.abs() <= depth
+        {
             break;
         }
         if td.id != 0 {
             continue; // helpers search until the main thread stops them
         }
-        if let Some(budget) = ctx.limits.time {
+        if let Some(budget) = ctx.control.time_budget(ctx.limits) {
             if !ctx.control.is_pondering() {
                 // Stable best move: stop early; unstable: use more.
                 let scale = 0.6 + best_move_changes.min(2.0) * 0.7;

@@ -4,7 +4,8 @@
 Decodes FILE with cshogi (an independent implementation of YaneuraOu's
 format) and with `ENGINE psv-dump FILE`, and compares, record by record,
 the position (board, side to move, hands), the move (which must also be
-legal in the position), the score, the ply and the result. Exits non-zero
+legal in the position), the score, the ply and the result; cshogi must also
+pack the position back to the same bits (see `same_packing`). Exits non-zero
 on any mismatch; the last line is `N records, M mismatches`.
 """
 
@@ -40,6 +41,28 @@ def canonical_sfen(sfen):
             if k:
                 parts.append((str(k) if k > 1 else "") + ch)
     return " ".join([fields[0], fields[1], "".join(parts) or "-"])
+
+
+# Bits of one piece in hand, in cshogi's hand order (P L N S G B R).
+HAND_BITS = [3, 5, 5, 5, 5, 7, 7]
+
+
+def same_packing(board, packed):
+    """Whether cshogi packs `board` to the bits ryuo wrote. cshogi lists a
+    hand as P L N S G B R, YaneuraOu (and ryuo) as P L N S B R G; readers
+    accept either, so the hand section is compared bit for bit only when a
+    hand holds no gold together with a bishop or rook (the decoded hands are
+    compared through the SFEN anyway)."""
+    again = np.zeros(32, dtype=np.uint8)
+    board.to_psfen(again)
+    ours = np.unpackbits(np.asarray(packed, dtype=np.uint8), bitorder="little")
+    theirs = np.unpackbits(again, bitorder="little")
+    hands = board.pieces_in_hand
+    hand_bits = sum(n * b for hand in hands for n, b in zip(hand, HAND_BITS))
+    if any(h[4] and (h[5] or h[6]) for h in hands):
+        end = 256 - hand_bits
+        return bool((ours[:end] == theirs[:end]).all())
+    return bool((ours == theirs).all())
 
 
 def main():
@@ -82,6 +105,8 @@ def main():
             usi = cshogi.move_to_usi(move)
             if not board.is_legal(move):
                 problems.append(f"move {usi} is not legal")
+            if not same_packing(board, rec["sfen"]):
+                problems.append("cshogi packs the position to other bits")
         except Exception as e:  # cshogi refuses the record
             sfen, usi = f"cshogi error: {e}", "?"
             problems.append(sfen)
