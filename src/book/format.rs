@@ -17,6 +17,7 @@
 
 use super::key::words;
 use super::{Book, BookBuilder, BookKey, BookMove};
+use crate::memory::fits_in_memory;
 use crate::types::{Move, PieceType, Square, Value};
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -51,6 +52,15 @@ pub fn load(path: &Path) -> Result<Loaded, String> {
     let shown = path.display();
     let mut file = File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
     let len = file.metadata().map_or(0, |m| m.len());
+    // While indexing, the table and its copy take up to about twice the
+    // text (16 bytes a move line of 20 or more): refuse what cannot fit
+    // rather than be killed half way.
+    if !fits_in_memory(usize::try_from(len.saturating_mul(2)).unwrap_or(usize::MAX)) {
+        return Err(format!(
+            "{shown}: {} MiB is more than the free memory can index",
+            len >> 20
+        ));
+    }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let bounds = part_bounds(&mut file, len, threads.min(MAX_THREADS));
     let parts: Vec<Result<Reader, String>> = std::thread::scope(|scope| {
