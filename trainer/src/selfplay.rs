@@ -31,25 +31,36 @@ fn result_from_score(score: i32) -> i8 {
     }
 }
 
-/// `count` samples from random games, deterministic for `seed`.
-pub fn random_play(count: usize, seed: u64) -> Dataset {
+/// Calls `visit` on `count` positions from random games (each position
+/// after a move, so never the start position), deterministic for `seed`.
+pub fn random_positions(count: usize, seed: u64, mut visit: impl FnMut(&Position)) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut data = Dataset::new();
-    while data.len() < count {
+    let mut seen = 0;
+    while seen < count {
         let mut pos = Position::startpos();
         for _ in 0..MAX_GAME_PLY {
-            if data.len() == count {
-                break;
+            if seen == count {
+                return;
             }
             let moves = legal_moves(&pos);
             let Some(&m) = moves.choose(&mut rng) else {
                 break; // mated: the game is over
             };
             pos.do_move(m);
-            let score = evaluate(&pos).clamp(i16::MIN as i32, i16::MAX as i32);
-            data.push_position(&pos, score as i16, result_from_score(score));
+            visit(&pos);
+            seen += 1;
         }
     }
+}
+
+/// `count` samples from random games, deterministic for `seed`, scored by
+/// the hand-written evaluation.
+pub fn random_play(count: usize, seed: u64) -> Dataset {
+    let mut data = Dataset::new();
+    random_positions(count, seed, |pos| {
+        let score = evaluate(pos).clamp(i16::MIN as i32, i16::MAX as i32);
+        data.push_position(pos, score as i16, result_from_score(score));
+    });
     data
 }
 
