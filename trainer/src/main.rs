@@ -5,9 +5,9 @@ use ryuo_train::checkpoint;
 use ryuo_train::dataset::Dataset;
 use ryuo_train::gradient::{Loss, Objective};
 use ryuo_train::psv::{self, LoadOptions, LoadStats};
-use ryuo_train::quantise::QuantisedNet;
+use ryuo_train::quantise::{quantisation_gap, QuantisedNet};
 use ryuo_train::selfplay;
-use ryuo_train::train::{train, TrainConfig, TrainState};
+use ryuo_train::train::{split, train, TrainConfig, TrainState};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -137,7 +137,20 @@ fn run(cli: Cli) -> Result<(), String> {
             failure.get_or_insert(e);
         }
     });
-    failure.map_or(Ok(()), Err)
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    // What quantisation costs, on up to 10,000 held-out samples.
+    let (val, _) = split(data.len(), cli.val_fraction, cli.seed);
+    if !val.is_empty() {
+        let some = &val[..val.len().min(10_000)];
+        let gap = quantisation_gap(&state.net, &data, some);
+        println!(
+            "quantised vs float: mean |difference| {gap:.1} cp over {} validation samples",
+            some.len()
+        );
+    }
+    Ok(())
 }
 
 /// Loads every file, then adds generated samples.

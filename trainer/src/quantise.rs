@@ -2,6 +2,7 @@
 //! (`ryuo::nnue`, module documentation), reading it back, and evaluation
 //! with integers exactly as the engine computes it.
 
+use crate::dataset::Dataset;
 use crate::network::{out_quant_limit, Network, FT_QUANT_LIMIT, OUT_BIAS_QUANT_LIMIT};
 use ryuo::nnue::features::{active_features, NUM_FEATURES};
 use ryuo::nnue::{EVAL_SCALE, FEATURE_SET_ID, FORMAT_VERSION, MAGIC, MAX_HIDDEN, QA, QB};
@@ -134,12 +135,18 @@ impl QuantisedNet {
     /// dot product with the output weights plus the output bias, then
     /// `· EVAL_SCALE / (QA·QB)` truncated, clamped to ±`MAX_EVAL`.
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        let h = self.hidden;
         let stm = pos.side_to_move();
+        self.evaluate_features(&active_features(pos, stm), &active_features(pos, !stm))
+    }
+
+    /// `evaluate` on the active features of the side to move and of the
+    /// other side.
+    pub fn evaluate_features(&self, stm: &[u16], other: &[u16]) -> i32 {
+        let h = self.hidden;
         let mut sum = self.out_bias;
-        for (half, p) in [stm, !stm].into_iter().enumerate() {
+        for (half, features) in [stm, other].into_iter().enumerate() {
             let mut acc = self.ft_bias.clone();
-            for f in active_features(pos, p) {
+            for &f in features {
                 let row = &self.ft_weights[f as usize * h..(f as usize + 1) * h];
                 for (a, w) in acc.iter_mut().zip(row) {
                     *a = a.wrapping_add(*w);
@@ -154,6 +161,21 @@ impl QuantisedNet {
         let cp = i64::from(sum) * i64::from(EVAL_SCALE) / i64::from(QA * QB);
         cp.clamp(-(MAX_EVAL as i64), MAX_EVAL as i64) as i32
     }
+}
+
+/// Mean absolute difference, in centipawns, between the float network and
+/// its quantised form over samples `indices` of `data`: what export costs.
+pub fn quantisation_gap(net: &Network, data: &Dataset, indices: &[u32]) -> f64 {
+    let q = QuantisedNet::from_float(net);
+    let total: f64 = indices
+        .iter()
+        .map(|&i| {
+            let s = data.get(i as usize);
+            let float = net.forward(s.stm, s.other) as f64 * EVAL_SCALE as f64;
+            (q.evaluate_features(s.stm, s.other) as f64 - float).abs()
+        })
+        .sum();
+    total / indices.len().max(1) as f64
 }
 
 #[cfg(test)]
