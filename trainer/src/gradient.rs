@@ -145,17 +145,38 @@ pub fn accumulate_gradient(
         for (gb, (a, b)) in grad[..h].iter_mut().zip(d0.iter().zip(d1)) {
             *gb += a + b;
         }
+        let rows = &mut grad[layout.ft_weights()..layout.out_weights()];
         for (half, features) in [s.stm, s.other].into_iter().enumerate() {
-            let delta = &scratch.delta[half];
-            for &f in features {
-                let start = layout.ft_weights() + f as usize * h;
-                for (gw, d) in grad[start..start + h].iter_mut().zip(delta) {
-                    *gw += d;
-                }
-            }
+            add_to_rows(rows, h, features, &scratch.delta[half]);
         }
     }
     total
+}
+
+/// Units handled together by `add_to_rows`.
+const TILE: usize = 32;
+
+/// Adds `delta` to row `f` of `rows` (rows of `h`) for every `f` in
+/// `features`, a tile of `delta` held in registers at a time.
+fn add_to_rows(rows: &mut [f32], h: usize, features: &[u16], delta: &[f32]) {
+    let mut start = 0;
+    while start + TILE <= h {
+        let d: &[f32; TILE] = delta[start..start + TILE].try_into().unwrap();
+        for &f in features {
+            let at = f as usize * h + start;
+            let row: &mut [f32; TILE] = (&mut rows[at..at + TILE]).try_into().unwrap();
+            for (g, d) in row.iter_mut().zip(d) {
+                *g += d;
+            }
+        }
+        start += TILE;
+    }
+    for &f in features {
+        let at = f as usize * h;
+        for (g, d) in rows[at + start..at + h].iter_mut().zip(&delta[start..]) {
+            *g += d;
+        }
+    }
 }
 
 /// Summed loss over samples `indices`, without gradient.

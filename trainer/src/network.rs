@@ -40,6 +40,9 @@ pub fn out_quant_limit(hidden: usize) -> i32 {
 /// Largest quantised output bias (`QA·QB` scale): 2^30 − 1.
 pub const OUT_BIAS_QUANT_LIMIT: i32 = (1 << 30) - 1;
 
+/// Hidden units accumulated together (see `Network::accumulate`).
+const TILE: usize = 32;
+
 /// The float network.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
@@ -145,11 +148,33 @@ impl Network {
     }
 
     /// Pre-activation of one perspective: bias plus the active rows.
+    ///
+    /// Works in tiles of `TILE` units so that a tile of the accumulator
+    /// stays in registers while every active row is added to it; each
+    /// unit still sums bias then rows in feature order.
     pub fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
-        acc.copy_from_slice(self.ft_bias());
-        for &f in features {
-            for (a, w) in acc.iter_mut().zip(self.row(f as usize)) {
-                *a += w;
+        let h = self.hidden;
+        let rows = &self.params[self.layout().ft_weights()..self.layout().out_weights()];
+        let mut start = 0;
+        while start + TILE <= h {
+            let mut tile: [f32; TILE] = self.ft_bias()[start..start + TILE].try_into().unwrap();
+            for &f in features {
+                let at = f as usize * h + start;
+                let row: &[f32; TILE] = rows[at..at + TILE].try_into().unwrap();
+                for (t, w) in tile.iter_mut().zip(row) {
+                    *t += w;
+                }
+            }
+            acc[start..start + TILE].copy_from_slice(&tile);
+            start += TILE;
+        }
+        if start < h {
+            acc[start..].copy_from_slice(&self.ft_bias()[start..]);
+            for &f in features {
+                let at = f as usize * h;
+                for (a, w) in acc[start..].iter_mut().zip(&rows[at + start..at + h]) {
+                    *a += w;
+                }
             }
         }
     }
