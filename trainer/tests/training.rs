@@ -162,7 +162,8 @@ fn gradient_matches_finite_differences() {
     let indices: Vec<u32> = (0..data.len() as u32).collect();
     for loss in [Loss::Mse, Loss::Ce] {
         let obj = Objective { lambda: 0.5, loss };
-        let mut net = Network::new(4, 6);
+        // 36 units: one register tile of 32 and a remainder of 4.
+        let mut net = Network::new(36, 6);
         // Larger output weights make every gradient clearly non-zero.
         let l = net.layout();
         for w in &mut net.params[l.out_weights()..l.out_bias()] {
@@ -180,15 +181,33 @@ fn gradient_matches_finite_differences() {
             checked.len()
         );
         checked.extend([l.ft_weights() + 5, l.out_weights() - 1]);
+        // A unit whose pre-activation lies within 2e of a kink of the
+        // clipped ReLU in some sample has no usable finite difference
+        // (f32 rules out a much smaller e): skip its first-layer entries.
+        let h = net.hidden;
+        let mut near_kink = vec![false; h];
+        let mut acc = vec![0.0f32; h];
+        for i in 0..data.len() {
+            let s = data.get(i);
+            for features in [s.stm, s.other] {
+                net.accumulate(features, &mut acc);
+                for (k, a) in near_kink.iter_mut().zip(&acc) {
+                    *k |= a.abs() < 2e-3 || (a - 1.0).abs() < 2e-3;
+                }
+            }
+        }
+        let unit = |i: usize| (i < l.out_weights()).then_some(i % h);
+        checked.retain(|&i| unit(i).is_none_or(|j| !near_kink[j]));
+        assert!(checked.len() > 100);
         for i in checked {
             let e = 1e-3f32;
-            let mut plus = net.clone();
-            plus.params[i] += e;
-            let mut minus = net.clone();
-            minus.params[i] -= e;
-            let numeric = (loss_sum(&plus, &obj, &data, &indices)
-                - loss_sum(&minus, &obj, &data, &indices))
-                / (2.0 * e as f64);
+            let kept = net.params[i];
+            net.params[i] = kept + e;
+            let plus = loss_sum(&net, &obj, &data, &indices);
+            net.params[i] = kept - e;
+            let minus = loss_sum(&net, &obj, &data, &indices);
+            net.params[i] = kept;
+            let numeric = (plus - minus) / (2.0 * e as f64);
             let analytic = grad[i] as f64;
             assert!(
                 (numeric - analytic).abs() <= 2e-4 + 2e-2 * analytic.abs(),
