@@ -96,6 +96,15 @@ impl Dataset {
         }
     }
 
+    /// Makes room for `samples` more positions of 40 pieces, so that a
+    /// large file loads without the vectors doubling past what it needs.
+    pub fn reserve(&mut self, samples: usize) {
+        self.features.reserve(samples * 80);
+        self.offsets.reserve(samples);
+        self.scores.reserve(samples);
+        self.results.reserve(samples);
+    }
+
     /// Bytes held (capacity aside).
     pub fn memory_bytes(&self) -> usize {
         self.features.len() * 2 + self.offsets.len() * 8 + self.len() * 3

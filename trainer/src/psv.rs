@@ -128,6 +128,11 @@ pub fn load_file(
             path.display()
         ));
     }
+    let records = (len / RECORD_BYTES as u64) as usize;
+    out.reserve(
+        opts.max_samples
+            .map_or(records, |m| records.min(m.saturating_sub(out.len()))),
+    );
     let mut reader = BufReader::new(file);
     let mut buf = vec![0u8; CHUNK_RECORDS * RECORD_BYTES];
     loop {
@@ -216,6 +221,20 @@ mod tests {
             results.push(d);
         }
         assert_eq!(results[0], results[1]);
+    }
+
+    #[test]
+    fn load_file_checks_size_and_reports_the_decoder() {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("ryuo-train-psv-{}.psv", std::process::id()));
+        let (opts, mut d, mut st) = (LoadOptions::default(), Dataset::new(), LoadStats::default());
+        std::fs::write(&path, [0u8; RECORD_BYTES + 1]).unwrap();
+        let e = load_file(&path, &opts, &mut d, &mut st).unwrap_err();
+        assert!(e.contains("not a multiple"), "{e}");
+        std::fs::write(&path, [0u8; 2 * RECORD_BYTES]).unwrap();
+        let e = load_file(&path, &opts, &mut d, &mut st).unwrap_err();
+        assert!(e.contains("ryuo::learn::packed"), "{e}");
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
