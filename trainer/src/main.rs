@@ -93,6 +93,12 @@ fn run(cli: Cli) -> Result<(), String> {
     if !(0.0..=1.0).contains(&cli.lambda) || !(0.0..1.0).contains(&cli.val_fraction) {
         return Err("--lambda must be in [0, 1] and --val-fraction in [0, 1)".into());
     }
+    if cli.score_clip.is_some_and(|c| c < 0) {
+        return Err("--score-clip must not be negative".into());
+    }
+    if cli.batch_size == 0 {
+        return Err("--batch-size must be positive".into());
+    }
     let threads = cli
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
