@@ -6,7 +6,7 @@
 //! against the full search (the method of SEARCH_NOTES, 002).
 
 use crate::position::Position;
-use crate::search::{Features, Limits, SearchOptions, Searcher, Silent};
+use crate::search::{Control, Features, Limits, SearchOptions, Searcher, Silent};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -31,37 +31,58 @@ pub struct BenchTotals {
     pub time: Duration,
 }
 
-/// Searches every bench position to `depth` with `threads` threads, printing a line each when
-/// `verbose`, and returns the totals.
+/// Searches every bench position to `depth` with `threads` threads and
+/// `options` (evaluation, switches), printing a line each when `verbose`,
+/// and returns the totals; an error if the hash table cannot be allocated.
 pub fn run(
     depth: i32,
     hash_mib: usize,
     threads: usize,
-    features: Features,
+    options: &SearchOptions,
     verbose: bool,
     out: &mut impl Write,
+) -> Result<BenchTotals, String> {
+    let mut searcher = Searcher::try_new(hash_mib)?;
+    searcher.set_threads(threads);
+    let control = Control::default();
+    Ok(run_on(
+        &mut searcher,
+        depth,
+        options,
+        verbose,
+        out,
+        &control,
+    ))
+}
+
+/// The bench on `searcher` as it is (hash size, threads), which it clears
+/// before each position; ends early once `control` is stopped (`stop` or
+/// `quit` at the USI prompt).
+pub fn run_on(
+    searcher: &mut Searcher,
+    depth: i32,
+    options: &SearchOptions,
+    verbose: bool,
+    out: &mut impl Write,
+    control: &Control,
 ) -> BenchTotals {
     let list = positions();
-    let options = SearchOptions {
-        features,
-        ..SearchOptions::default()
-    };
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
     };
-    let mut searcher = Searcher::new(hash_mib);
-    searcher.set_threads(threads);
     let mut totals = BenchTotals {
         nodes: 0,
         time: Duration::ZERO,
     };
     for (i, sfen) in list.iter().enumerate() {
         let pos = Position::from_sfen(sfen).expect("bench positions are valid");
+        if control.is_stopped() {
+            break;
+        }
         searcher.clear();
-        let control = crate::search::Control::new(false);
         let start = Instant::now();
-        let result = searcher.search(&pos, &limits, &options, &control, &mut Silent);
+        let result = searcher.search(&pos, &limits, options, control, &mut Silent);
         let elapsed = start.elapsed();
         totals.nodes += result.nodes;
         totals.time += elapsed;
@@ -97,8 +118,13 @@ pub fn print_totals(t: &BenchTotals, out: &mut impl Write) {
 
 /// Runs the bench with everything on, then with each technique off alone,
 /// and prints the table: node ratio and time ratio against the full search.
-pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
-    let base = run(depth, hash_mib, 1, Features::default(), false, out);
+pub fn ablate(
+    depth: i32,
+    hash_mib: usize,
+    base_options: &SearchOptions,
+    out: &mut impl Write,
+) -> Result<(), String> {
+    let base = run(depth, hash_mib, 1, base_options, false, out)?;
     let _ = writeln!(
         out,
         "Ablation at depth {depth}, {} positions",
@@ -117,9 +143,9 @@ pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
     );
     let _ = out.flush();
     for (name, switch_off) in Features::ABLATIONS {
-        let mut f = Features::default();
-        switch_off(&mut f);
-        let t = run(depth, hash_mib, 1, f, false, out);
+        let mut options = base_options.clone();
+        switch_off(&mut options.features);
+        let t = run(depth, hash_mib, 1, &options, false, out)?;
         let _ = writeln!(
             out,
             "| {name} | {} | {:.2} | {} | {:.2} |",
@@ -130,6 +156,7 @@ pub fn ablate(depth: i32, hash_mib: usize, out: &mut impl Write) {
         );
         let _ = out.flush();
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 pub mod bench;
 pub mod bitboard;
 pub mod eval;
+pub mod learn;
 pub mod mate;
+pub mod memory;
 pub mod movegen;
 pub mod nnue;
 pub mod perft;

@@ -2,15 +2,51 @@
 //! with a subcommand, a command-line tool.
 
 use clap::{Parser, Subcommand};
+use ryuo::learn::gensfen::GensfenConfig;
+use ryuo::learn::{PsvReader, PsvWriter};
+use ryuo::nnue::Network;
 use ryuo::position::Position;
+use ryuo::search::{Evaluator, SearchOptions};
 use ryuo::usi::perft_report;
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "ryuo", version, about = "Ryuo, a USI shogi engine")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// Which evaluation a command-line search uses.
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// Use the hand-crafted evaluation instead of the network.
+    #[arg(long)]
+    classic: bool,
+    /// Use the network in this file instead of the embedded one.
+    #[arg(long, conflicts_with = "classic")]
+    eval_file: Option<std::path::PathBuf>,
+}
+
+impl EvalArgs {
+    /// The evaluator asked for; exits with an error line on a bad file.
+    fn evaluator(&self) -> Evaluator {
+        if self.classic {
+            return Evaluator::Classic;
+        }
+        match &self.eval_file {
+            None => Evaluator::default(),
+            Some(path) => match Network::load(path) {
+                Ok(net) => Evaluator::Network(Arc::new(net)),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    std::process::exit(2);
+                }
+            },
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -53,26 +89,99 @@ enum Command {
         /// node and time ratios.
         #[arg(long)]
         ablate: bool,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
+    /// Self-play training positions in YaneuraOu's PackedSfenValue format.
+    Gensfen {
+        /// Positions to write.
+        #[arg(long)]
+        count: u64,
+        /// Output file (truncated first).
+        #[arg(long)]
+        out: PathBuf,
+        /// Node budget of each move's search.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Depth of each move's search.
+        #[arg(long)]
+        depth: Option<i32>,
+        /// Games played in parallel, one per thread.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Random seed (thread i plays from a seed made of this and i).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Random legal plies at the start of each game, MIN..MAX.
+        #[arg(long, value_parser = parse_range)]
+        random_plies: Option<(u32, u32)>,
+        /// Fewest random plies (overrides --random-plies).
+        #[arg(long)]
+        random_min: Option<u32>,
+        /// Most random plies (overrides --random-plies).
+        #[arg(long)]
+        random_max: Option<u32>,
+        /// Scores are clamped to this; beyond it for a few plies wins.
+        #[arg(long, default_value_t = 3000)]
+        eval_limit: i32,
+        /// A game still going after this many moves is a draw.
+        #[arg(long, default_value_t = 320)]
+        max_ply: u32,
+        /// Hash table per thread, MiB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
+    /// Print a PackedSfenValue file: sfen, move, score, ply, result per line.
+    PsvDump {
+        /// The record file.
+        file: PathBuf,
+        /// Print at most this many records.
+        #[arg(long)]
+        limit: Option<u64>,
+    },
+}
+
+/// Reads `MIN..MAX` (or a single number).
+fn parse_range(s: &str) -> Result<(u32, u32), String> {
+    let (a, b) = s.split_once("..").unwrap_or((s, s));
+    let a = a
+        .trim()
+        .parse::<u32>()
+        .map_err(|e| format!("bad minimum '{a}': {e}"))?;
+    let b = b
+        .trim()
+        .parse::<u32>()
+        .map_err(|e| format!("bad maximum '{b}': {e}"))?;
+    Ok((a, b))
 }
 
 fn main() {
     let cli = Cli::parse();
     match cli.command {
-        None => ryuo::usi::run(io::stdin().lock(), io::stdout()),
+        None => ryuo::usi::run(io::stdin(), io::stdout()),
         Some(Command::Bench {
             depth,
             hash,
             threads,
             ablate,
+            eval,
         }) => {
             let mut out = io::stdout();
-            if ablate {
-                ryuo::bench::ablate(depth, hash, &mut out);
+            let options = SearchOptions {
+                evaluator: eval.evaluator(),
+                ..SearchOptions::default()
+            };
+            let done = if ablate {
+                ryuo::bench::ablate(depth, hash, &options, &mut out)
             } else {
-                let totals =
-                    ryuo::bench::run(depth, hash, threads, Default::default(), true, &mut out);
-                ryuo::bench::print_totals(&totals, &mut out);
+                ryuo::bench::run(depth, hash, threads, &options, true, &mut out)
+                    .map(|totals| ryuo::bench::print_totals(&totals, &mut out))
+            };
+            if let Err(e) = done {
+                eprintln!("error: {e}");
+                std::process::exit(2);
             }
         }
         Some(Command::Mate {
@@ -81,11 +190,45 @@ fn main() {
             hash,
         }) => {
             let text = ryuo::mate::run_cli(&sfen, time_ms, hash);
-            print!("{text}");
             if text.starts_with("error") {
+                eprint!("{text}");
                 std::process::exit(2);
             }
+            print!("{text}");
         }
+        Some(Command::Gensfen {
+            count,
+            out,
+            nodes,
+            depth,
+            threads,
+            seed,
+            random_plies,
+            random_min,
+            random_max,
+            eval_limit,
+            max_ply,
+            hash,
+            eval,
+        }) => {
+            let defaults = GensfenConfig::default();
+            let (min, max) = random_plies.unwrap_or((defaults.random_min, defaults.random_max));
+            let config = GensfenConfig {
+                count,
+                nodes,
+                depth,
+                threads,
+                seed,
+                random_min: random_min.unwrap_or(min),
+                random_max: random_max.unwrap_or(max),
+                eval_limit,
+                max_ply,
+                hash_mib: hash,
+                evaluator: eval.evaluator(),
+            };
+            exit_on_error(gensfen(&config, &out));
+        }
+        Some(Command::PsvDump { file, limit }) => exit_on_error(psv_dump(&file, limit)),
         Some(Command::Perft {
             depth,
             sfen,
@@ -107,4 +250,57 @@ fn main() {
             }
         }
     }
+}
+
+fn exit_on_error(r: Result<(), String>) {
+    if let Err(e) = r {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn gensfen(config: &GensfenConfig, out: &Path) -> Result<(), String> {
+    config.validate().map_err(|e| e.to_string())?;
+    let mut writer =
+        PsvWriter::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    ryuo::learn::gensfen::run(config, &mut writer, &mut io::stderr()).map_err(|e| e.to_string())?;
+    writer.finish().map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// One line per record; a record that does not decode gets an `error` line
+/// and makes the exit status non-zero.
+fn psv_dump(file: &Path, limit: Option<u64>) -> Result<(), String> {
+    let reader =
+        PsvReader::open(file).map_err(|e| format!("cannot open {}: {e}", file.display()))?;
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    let mut bad = 0u64;
+    for (i, rec) in reader.enumerate() {
+        if limit.is_some_and(|n| i as u64 >= n) {
+            break;
+        }
+        let rec = rec.map_err(|e| e.to_string())?;
+        let line = match rec.position() {
+            Ok(pos) => format!(
+                "{}\t{}\t{}\t{}\t{}",
+                pos.to_sfen(),
+                rec.best_move(),
+                rec.score,
+                rec.game_ply,
+                rec.game_result
+            ),
+            Err(e) => format!("error\trecord {i}: {e}"),
+        };
+        if line.starts_with("error") {
+            bad += 1;
+        }
+        if writeln!(out, "{line}").is_err() {
+            return Ok(()); // stdout closed (e.g. piped into head)
+        }
+    }
+    let _ = out.flush();
+    if bad > 0 {
+        return Err(format!("{bad} record(s) do not decode"));
+    }
+    Ok(())
 }

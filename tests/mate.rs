@@ -228,7 +228,7 @@ fn table_is_reused_soundly() {
     for round in 0..4 {
         match round {
             2 => solver.clear(),
-            3 => solver.resize(1),
+            3 => solver.resize(1).unwrap(),
             _ => {}
         }
         match solver.solve(&mut pos, &stop, None, Some(MAX_NODES)) {

@@ -24,7 +24,13 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ryuo"))
+        Engine::start_with(Command::new(env!("CARGO_BIN_EXE_ryuo")))
+    }
+
+    /// Starts `command` (the binary, maybe under a shell or with an
+    /// environment) with its stdio piped.
+    fn start_with(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -286,7 +292,6 @@ fn bad_input_keeps_the_previous_position() {
         "position sfen lnsgkgsnl/1r5b1/ppppppppp/9",
         "position sfen 4K4/9/9/9/9/9/9/9/4K4 b - 1",
         "position",
-        "go depth abc",
         "setoption name NoSuchOption value 1",
         "setoption name MultiPV value 0",
         "frobnicate",
@@ -299,7 +304,7 @@ fn bad_input_keeps_the_previous_position() {
         .iter()
         .filter(|l| l.starts_with("info string error"))
         .count();
-    assert!(errors >= 11, "{lines:#?}");
+    assert!(errors >= 10, "{lines:#?}");
     assert!(
         lines
             .iter()
@@ -373,4 +378,256 @@ fn end_of_input_during_a_search_exits_promptly() {
     thread::sleep(Duration::from_millis(200));
     e.stdin = None;
     assert_eq!(e.wait_exit(Duration::from_secs(5)), Some(0));
+}
+
+/// The binary run by `sh` under an address-space limit of about 4 GB, so
+/// that large tables really fail to allocate.
+fn limited(args: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(format!(
+        "ulimit -v 4000000; exec '{}' {args}",
+        env!("CARGO_BIN_EXE_ryuo")
+    ));
+    c
+}
+
+fn is_error(line: &str) -> bool {
+    line.starts_with("info string error")
+}
+
+#[test]
+fn tables_that_cannot_be_allocated_are_refused_and_the_engine_lives() {
+    let mut e = Engine::start_with(limited(""));
+    e.send("usi");
+    e.expect(|l| l == "usiok", SHORT);
+    e.send("setoption name USI_Hash value 16");
+    e.sync();
+    // 8 GiB: more than the limit (and maybe more than the free memory).
+    for (option, mib) in [("USI_Hash", 8192), ("USI_Hash", 65536), ("MateHash", 8192)] {
+        e.send(&format!("setoption name {option} value {mib}"));
+        e.send("position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1");
+        let lines = e.sync();
+        if option == "USI_Hash" {
+            assert!(lines.iter().any(|l| is_error(l)), "{lines:#?}");
+        }
+        let (lines, best) = e.go("go depth 3", SHORT);
+        assert_eq!(best, "G*5b", "{lines:#?}");
+        e.send("go mate 1000");
+        let lines = e.expect(|l| l.starts_with("checkmate"), SHORT);
+        assert_eq!(lines.last().unwrap(), "checkmate G*5b");
+        if option == "MateHash" {
+            assert!(lines.iter().any(|l| is_error(l)), "{lines:#?}");
+        }
+    }
+    e.send("setoption name MateHash value 65536");
+    e.send("go mate 1000");
+    let lines = e.expect(|l| l.starts_with("checkmate"), SHORT);
+    assert!(lines.iter().any(|l| is_error(l)), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b");
+    e.send("quit");
+    assert_eq!(e.wait_exit(SHORT), Some(0));
+}
+
+#[test]
+fn command_line_tools_report_tables_that_cannot_be_allocated() {
+    for args in [
+        "mate --sfen '4k4/9/4P4/9/9/9/9/9/4K4 b G 1' --hash 65536",
+        "mate --sfen '4k4/9/4P4/9/9/9/9/9/4K4 b G 1' --hash 8192",
+        "bench --depth 1 --hash 65536",
+        "bench --depth 1 --hash 8192",
+    ] {
+        let out = limited(args).output().expect("run ryuo");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args}: {stderr}");
+        assert!(
+            stderr.starts_with("error: cannot allocate"),
+            "{args}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn without_a_search_thread_every_go_is_still_answered() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ryuo"));
+    command.env("RYUO_DEBUG_NO_SEARCH_THREAD", "1");
+    let mut e = Engine::start_with(command);
+    e.send("setoption name USI_Hash value 16");
+    e.sync();
+    e.send("position startpos moves 7g7f");
+    let pos = play(&["7g7f".into()]);
+    for go in [
+        "go depth 4",
+        "go infinite",
+        "go btime 0 wtime 0 byoyomi 200",
+    ] {
+        let (lines, best) = e.go(go, SHORT);
+        assert!(lines.iter().any(|l| is_error(l)), "{lines:#?}");
+        assert_legal(&pos, &best);
+    }
+    e.send("position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1");
+    e.send("go mate infinite");
+    let lines = e.expect(|l| l.starts_with("checkmate"), SHORT);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b");
+    e.sync();
+}
+
+#[test]
+fn go_right_after_stop_is_answered_after_the_old_bestmove() {
+    let mut e = Engine::ready();
+    for _ in 0..5 {
+        e.send("position startpos");
+        e.send("go infinite");
+        thread::sleep(Duration::from_millis(100));
+        e.send_bytes(b"stop\nposition startpos moves 7g7f\ngo depth 3\n");
+        let first = e.expect(is_bestmove, SHORT);
+        assert_legal(&Position::startpos(), &bestmove_of(first.last().unwrap()));
+        let second = e.expect(is_bestmove, SHORT);
+        assert_legal(
+            &play(&["7g7f".into()]),
+            &bestmove_of(second.last().unwrap()),
+        );
+    }
+}
+
+#[test]
+fn go_during_a_search_waits_for_it_and_stop_ends_both() {
+    let mut e = Engine::ready();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.send("position startpos moves 2g2f");
+    e.send("go infinite");
+    let early = e.collect_for(Duration::from_millis(300));
+    assert!(!early.iter().any(|l| is_bestmove(l)), "{early:#?}");
+    assert!(
+        early.iter().any(|l| l.contains("answered after")),
+        "{early:#?}"
+    );
+    e.send("stop");
+    let first = e.expect(is_bestmove, SHORT);
+    assert_legal(&Position::startpos(), &bestmove_of(first.last().unwrap()));
+    let second = e.expect(is_bestmove, SHORT);
+    assert_legal(
+        &play(&["2g2f".into()]),
+        &bestmove_of(second.last().unwrap()),
+    );
+    let rest = e.sync();
+    assert!(!rest.iter().any(|l| is_bestmove(l)), "{rest:#?}");
+}
+
+#[test]
+fn go_with_bad_values_reports_them_and_still_answers_once() {
+    let mut e = Engine::ready();
+    e.send("position startpos");
+    for go in [
+        "go btime 99999999999999999999",
+        "go byoyomi abc",
+        "go depth",
+        "go searchmoves 1a1b",
+    ] {
+        e.send(go);
+        let lines = e.expect(is_error, SHORT);
+        let early = e.collect_for(Duration::from_millis(200));
+        assert!(!early.iter().any(|l| is_bestmove(l)), "{go}: {early:#?}");
+        e.send("stop");
+        let answer = e.expect(|l| is_bestmove(l) || l.starts_with("checkmate"), SHORT);
+        assert!(
+            answer.iter().all(|l| !is_error(l)),
+            "{go}: {lines:?} {answer:#?}"
+        );
+    }
+    for go in [
+        "go btime 99999999999999999999 wtime 0 byoyomi 100",
+        "go byoyomi abc depth 3",
+        "go depth searchmoves 7g7f nodes 2000",
+        "go depth 3 searchmoves 7g7f 1a1b",
+    ] {
+        e.send(go);
+        let lines = e.expect(is_bestmove, SHORT);
+        assert!(lines.iter().any(|l| is_error(l)), "{go}: {lines:#?}");
+        let best = bestmove_of(lines.last().unwrap());
+        assert_legal(&Position::startpos(), &best);
+        if go.contains("searchmoves") {
+            assert_eq!(best, "7g7f", "{go}");
+        }
+    }
+    let rest = e.sync();
+    assert!(!rest.iter().any(|l| is_bestmove(l)), "{rest:#?}");
+}
+
+#[test]
+fn perft_and_bench_at_the_prompt_leave_stop_and_quit_working() {
+    let mut e = Engine::ready();
+    e.send("perft 3");
+    e.expect(|l| l == "Nodes searched: 25470", SHORT);
+    e.send("perft 9");
+    thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    e.sync();
+    e.send("stop");
+    e.expect(|l| l.contains("perft 9 stopped"), SHORT);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    e.send("bench 30");
+    thread::sleep(Duration::from_millis(200));
+    let start = Instant::now();
+    e.send("quit");
+    assert_eq!(e.wait_exit(Duration::from_secs(5)), Some(0));
+    println!("exit {} ms after quit", start.elapsed().as_millis());
+}
+
+#[test]
+fn ponderhit_brings_the_clock_for_a_clockless_ponder() {
+    let mut e = Engine::ready();
+    e.send("setoption name USI_Ponder value true");
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go ponder");
+    let early = e.collect_for(Duration::from_millis(500));
+    assert!(!early.iter().any(|l| is_bestmove(l)), "{early:#?}");
+    let start = Instant::now();
+    e.send("ponderhit btime 0 wtime 0 byoyomi 300");
+    let lines = e.expect(is_bestmove, SHORT);
+    let took = start.elapsed();
+    println!("bestmove {} ms after ponderhit", took.as_millis());
+    assert!(took < Duration::from_millis(300 + 500), "{took:?}");
+    assert_legal(
+        &play(&["7g7f".into(), "3c3d".into()]),
+        &bestmove_of(lines.last().unwrap()),
+    );
+}
+
+#[test]
+fn bare_go_mate_is_go_mate_infinite() {
+    let mut e = Engine::ready();
+    e.send("position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1");
+    e.send("go mate");
+    let lines = e.expect(|l| l.starts_with("checkmate") || is_error(l), SHORT);
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b");
+    e.send("go mate abc");
+    let lines = e.expect(|l| l.starts_with("checkmate"), SHORT);
+    assert!(is_error(&lines[0]), "{lines:#?}");
+    assert_eq!(lines.last().unwrap(), "checkmate G*5b");
+}
+
+#[test]
+fn a_long_game_record_with_many_threads() {
+    let mut e = Engine::ready();
+    e.send("setoption name Threads value 4");
+    // 20,000 plies of kings walking back and forth (no repetition rule
+    // is checked by `position`), then a real move.
+    let cycle = [
+        "5i5h", "5a5b", "5h4h", "5b4b", "4h5h", "4b5b", "5h5i", "5b5a",
+    ];
+    let mut moves: Vec<String> = Vec::new();
+    for _ in 0..2500 {
+        moves.extend(cycle.iter().map(|m| m.to_string()));
+    }
+    moves.push("7g7f".into());
+    e.send(&format!("position startpos moves {}", moves.join(" ")));
+    let lines = e.sync();
+    assert!(!lines.iter().any(|l| is_error(l)), "{lines:#?}");
+    let (_, best) = e.go("go depth 6", Duration::from_secs(60));
+    assert_legal(&play(&["7g7f".into()]), &best);
 }

@@ -69,11 +69,21 @@ impl MateSolver {
         }
     }
 
-    /// Replaces the table by an empty one of about `hash_mib` MiB.
-    pub fn resize(&mut self, hash_mib: usize) {
-        // Drop the old table first so that both never coexist in memory.
-        self.table = Table::new(0);
-        self.table = Table::new(hash_mib);
+    /// Like `new`, but an error instead of an abort if the table cannot be
+    /// allocated.
+    pub fn try_new(hash_mib: usize) -> Result<MateSolver, String> {
+        Ok(MateSolver {
+            table: Table::try_new(hash_mib)?,
+            buffers: Buffers::new(),
+            nodes: 0,
+        })
+    }
+
+    /// Replaces the table by an empty one of about `hash_mib` MiB; on
+    /// failure the old table is kept.
+    pub fn resize(&mut self, hash_mib: usize) -> Result<(), String> {
+        self.table = Table::try_new(hash_mib)?;
+        Ok(())
     }
 
     /// Empties the table.
@@ -157,10 +167,14 @@ pub fn run_cli(sfen: &str, time_ms: Option<u64>, hash_mib: usize) -> String {
         Ok(pos) => pos,
         Err(e) => return format!("error: {e}\n"),
     };
-    let mut solver = MateSolver::new(hash_mib);
+    let mut solver = match MateSolver::try_new(hash_mib) {
+        Ok(solver) => solver,
+        Err(e) => return format!("error: {e}\n"),
+    };
     let stop = AtomicBool::new(false);
     let start = Instant::now();
-    let deadline = time_ms.map(|ms| start + Duration::from_millis(ms));
+    // A deadline past what the clock can represent is no deadline.
+    let deadline = time_ms.and_then(|ms| start.checked_add(Duration::from_millis(ms)));
     let result = solver.solve(&mut pos, &stop, deadline, None);
     let elapsed = start.elapsed();
     let verdict = match result {

@@ -77,10 +77,14 @@ pub(super) struct Table {
 impl Table {
     /// A table of about `mib` MiB (at least one bucket).
     pub(super) fn new(mib: usize) -> Table {
-        let count = (mib << 20) / std::mem::size_of::<Bucket>();
-        Table {
-            buckets: vec![Bucket::default(); count.max(1)],
-        }
+        Self::try_new(mib).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Like `new`, but an error if the memory cannot be had.
+    pub(super) fn try_new(mib: usize) -> Result<Table, String> {
+        Ok(Table {
+            buckets: crate::memory::try_table(mib, "mate solver table")?,
+        })
     }
 
     /// Forgets everything.

@@ -49,3 +49,15 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const FEATURE_SET_ID: u32 = 1;
 /// Widest hidden layer a file may declare.
 pub const MAX_HIDDEN: usize = 2048;
+
+mod accumulator;
+pub mod network;
+
+pub use accumulator::{evaluate_from_scratch, Accumulators, MAX_EVAL};
+pub use network::{Network, NetworkError};
+
+/// The network built into the binary, read once. `None` until a trained
+/// network is committed.
+pub fn embedded() -> Option<std::sync::Arc<Network>> {
+    None
+}

@@ -82,6 +82,11 @@ pub(crate) struct StateInfo {
     hand: Hand,
     /// Piece captured by the move that led here.
     captured: Piece,
+    /// Piece that made the move that led here, as it stood before moving
+    /// (the dropped piece for a drop): with `captured`, `last_move` and the
+    /// previous state's hand, what an incremental evaluation needs to
+    /// replay the move.
+    moved: Piece,
     /// Move that led here (`Move::NONE` at the root of the game record).
     last_move: Move,
     /// Pieces giving check to the side to move.
@@ -94,6 +99,15 @@ pub(crate) struct StateInfo {
     continuous_check: [u16; 2],
     /// Plies since the last null move (repetition looks no further back).
     plies_from_null: u16,
+}
+
+/// What one move changed, read back from the history (`state_change`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StateChange {
+    pub mv: Move,
+    pub moved: Piece,
+    pub captured: Piece,
+    pub hand_before: Hand,
 }
 
 /// A shogi position with its history.
@@ -202,6 +216,34 @@ impl Position {
     pub fn key(&self) -> u64 {
         let st = self.st();
         st.board_key ^ st.hand_key
+    }
+
+    /// Number of states in the history: the root state plus one per move
+    /// (or null move) played since.
+    #[inline(always)]
+    pub(crate) fn state_count(&self) -> usize {
+        self.states.len()
+    }
+
+    /// The key of state `i` (0 = the root of the history).
+    #[inline(always)]
+    pub(crate) fn state_key(&self, i: usize) -> u64 {
+        let st = &self.states[i];
+        st.board_key ^ st.hand_key
+    }
+
+    /// How state `i` (≥ 1) was reached from state `i - 1`: the move, the
+    /// piece that made it (before promotion), the piece it captured, and
+    /// the mover's hand before the move. A null move has `Move::NULL`.
+    #[inline(always)]
+    pub(crate) fn state_change(&self, i: usize) -> StateChange {
+        let st = &self.states[i];
+        StateChange {
+            mv: st.last_move,
+            moved: st.moved,
+            captured: st.captured,
+            hand_before: self.states[i - 1].hand,
+        }
     }
 
     /// The key of the board and side to move only (hands left out), for
@@ -456,10 +498,12 @@ impl Position {
         let mut hand_key = prev.hand_key;
         let mut captured = Piece::EMPTY;
         let to = m.to();
+        let moved_piece;
 
         if m.is_drop() {
             let pt = m.dropped();
             let pc = Piece::new(us, pt);
+            moved_piece = pc;
             self.hands[us.index()].remove(pt);
             hand_key = hand_key.wrapping_sub(keys.hand[us.index()][pt.index()]);
             self.put_piece(to, pc);
@@ -467,6 +511,7 @@ impl Position {
         } else {
             let from = m.from();
             let pc = self.remove_piece(from);
+            moved_piece = pc;
             board_key ^= keys.psq[pc.index()][from.index()];
             if !self.board[to.index()].is_empty() {
                 captured = self.remove_piece(to);
@@ -491,6 +536,7 @@ impl Position {
             hand_key,
             hand: self.hands[(!us).index()],
             captured,
+            moved: moved_piece,
             last_move: m,
             checkers: Bitboard::EMPTY,
             blockers: [Bitboard::EMPTY; 2],
@@ -542,6 +588,7 @@ impl Position {
             board_key: prev.board_key ^ zobrist::SIDE,
             hand: self.hands[self.side_to_move.index()],
             captured: Piece::EMPTY,
+            moved: Piece::EMPTY,
             last_move: Move::NULL,
             checkers: Bitboard::EMPTY,
             plies_from_null: 0,

@@ -41,7 +41,32 @@ pub enum EnteringKingRule {
 /// game does not make every node slower.
 pub const REPETITION_WINDOW: usize = 32;
 
+/// Plies of room reserved in a search copy for the moves the search makes.
+const SEARCH_PLY_ROOM: usize = 256;
+
 impl Position {
+    /// A copy for a search thread: the same position with only the part
+    /// of the game record that [`Position::repetition`] can reach from a
+    /// search rooted here (`REPETITION_WINDOW` plies). Every search thread
+    /// takes one, so a long game must not be copied whole each time;
+    /// searching the copy gives the same results.
+    pub fn search_copy(&self) -> Position {
+        let keep = self.states.len().min(REPETITION_WINDOW + 1);
+        let mut states = Vec::with_capacity(keep + SEARCH_PLY_ROOM);
+        states.extend_from_slice(&self.states[self.states.len() - keep..]);
+        Position {
+            board: self.board,
+            by_color: self.by_color,
+            by_type: self.by_type,
+            golds: self.golds,
+            hands: self.hands,
+            king_sq: self.king_sq,
+            side_to_move: self.side_to_move,
+            game_ply: self.game_ply,
+            states,
+        }
+    }
+
     /// Classifies the current position against its history.
     ///
     /// `search_ply` is how many of the latest moves were made by a search:
@@ -162,6 +187,29 @@ mod tests {
         let mut pos = Position::startpos();
         play(&mut pos, &cycle);
         assert_eq!(pos.repetition(4), Repetition::Draw);
+    }
+
+    #[test]
+    fn a_search_copy_sees_the_same_repetitions() {
+        let mut pos = Position::startpos();
+        play(&mut pos, &["7g7f", "3c3d"]);
+        let cycle = ["5i5h", "5a5b", "5h5i", "5b5a"];
+        for _ in 0..50 {
+            play(&mut pos, &cycle);
+        }
+        let mut copy = pos.search_copy();
+        assert_eq!(copy.states.len(), REPETITION_WINDOW + 1);
+        assert_eq!((copy.key(), copy.to_sfen()), (pos.key(), pos.to_sfen()));
+        // Along a line searched from here, every answer is the same.
+        let line = [
+            "5i5h", "5a5b", "5h5i", "5b5a", "2g2f", "8c8d", "5i5h", "5a5b",
+        ];
+        for (ply, m) in line.iter().enumerate() {
+            assert_eq!(copy.repetition(ply), pos.repetition(ply), "ply {ply}");
+            play(&mut pos, &[m]);
+            play(&mut copy, &[m]);
+        }
+        assert_eq!(copy.repetition(line.len()), pos.repetition(line.len()));
     }
 
     #[test]

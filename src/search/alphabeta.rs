@@ -8,7 +8,7 @@ use super::see::see_ge;
 use super::tt::{value_from_tt, value_to_tt, Bound};
 use super::{SearchContext, ThreadData};
 use crate::bitboard;
-use crate::eval::{capture_value, evaluate};
+use crate::eval::capture_value;
 use crate::position::Repetition;
 use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
@@ -44,7 +44,7 @@ fn check_limits(td: &mut ThreadData, ctx: &SearchContext) {
         td.stopped = true;
         return;
     }
-    if let Some(budget) = ctx.limits.time {
+    if let Some(budget) = ctx.control.time_budget(ctx.limits) {
         // Depth 1 always completes, so there is a move to play.
         if td.root_depth > 1
             && !ctx.control.is_pondering()
@@ -142,7 +142,11 @@ pub(crate) fn search<const PV: bool>(
             return mate_in(ply + 1);
         }
         if ply >= MAX_PLY - 2 {
-            return if in_check { 0 } else { evaluate(&td.pos) };
+            return if in_check {
+                0
+            } else {
+                td.evaluate(&ctx.options.evaluator)
+            };
         }
         // Step 3. Mate-distance pruning: no line from here beats a mate
         // already found closer to the root.
@@ -180,7 +184,7 @@ pub(crate) fn search<const PV: bool>(
     } else if let Some(h) = tt_hit {
         h.eval
     } else {
-        evaluate(&td.pos)
+        td.evaluate(&ctx.options.evaluator)
     };
     td.stack[ply].static_eval = static_eval;
     // Improving: better than two plies ago (same side to move).
@@ -484,7 +488,11 @@ pub(crate) fn qsearch<const PV: bool>(
     }
     let in_check = td.pos.in_check();
     if ply >= MAX_PLY - 2 {
-        return if in_check { 0 } else { evaluate(&td.pos) };
+        return if in_check {
+            0
+        } else {
+            td.evaluate(&ctx.options.evaluator)
+        };
     }
     if in_check {
         // Perpetual checks can only happen through evasions.
@@ -511,7 +519,7 @@ pub(crate) fn qsearch<const PV: bool>(
         static_eval = -INFINITE;
         best_value = -INFINITE;
     } else {
-        static_eval = tt_hit.map_or_else(|| evaluate(&td.pos), |h| h.eval);
+        static_eval = tt_hit.map_or_else(|| td.evaluate(&ctx.options.evaluator), |h| h.eval);
         // Stand pat: the side to move may decline every capture.
         best_value = static_eval;
         if best_value >= beta {

@@ -15,11 +15,13 @@ pub mod tt;
 
 use crate::mate::MateSolver;
 use crate::movegen::legal_moves;
+use crate::nnue::{Accumulators, Network};
 use crate::position::{EnteringKingRule, Position};
 use crate::types::{Move, Value};
 use history::{ButterflyHistory, Killers};
 use params::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 pub use tt::{Bound, TranspositionTable};
 
@@ -98,6 +100,17 @@ impl Features {
     ];
 }
 
+/// Which static evaluation the search calls.
+#[derive(Clone, Debug, Default)]
+pub enum Evaluator {
+    /// The hand-crafted evaluation of `eval/`: the baseline the networks
+    /// are measured against.
+    #[default]
+    Classic,
+    /// A learned network (`nnue/`).
+    Network(Arc<Network>),
+}
+
 /// Settings that hold across searches.
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
@@ -109,6 +122,8 @@ pub struct SearchOptions {
     pub entering_king_rule: EnteringKingRule,
     /// Pruning and ordering switches.
     pub features: Features,
+    /// The static evaluation.
+    pub evaluator: Evaluator,
 }
 
 impl Default for SearchOptions {
@@ -118,6 +133,7 @@ impl Default for SearchOptions {
             draw_value: 0,
             entering_king_rule: EnteringKingRule::Csa27,
             features: Features::default(),
+            evaluator: Evaluator::default(),
         }
     }
 }
@@ -157,6 +173,10 @@ pub struct Control {
     epoch: Instant,
     /// Milliseconds after `epoch` from which the time budget counts.
     origin_ms: AtomicU64,
+    /// The budget from the clock sent with `ponderhit` (YaneuraOu and
+    /// ShogiHome send one after a `go ponder` without a clock); it
+    /// replaces the budget of `go`.
+    ponderhit_budget: OnceLock<TimeBudget>,
 }
 
 impl Default for Control {
@@ -179,6 +199,7 @@ impl Control {
             pondering: AtomicBool::new(pondering),
             epoch: start,
             origin_ms: AtomicU64::new(0),
+            ponderhit_budget: OnceLock::new(),
         }
     }
 
@@ -202,6 +223,24 @@ impl Control {
         let now = self.epoch.elapsed().as_millis() as u64;
         self.origin_ms.store(now, Ordering::Relaxed);
         self.pondering.store(false, Ordering::Relaxed);
+    }
+
+    /// `ponderhit` with the time budget from the clock it carried.
+    pub fn ponderhit_with(&self, budget: TimeBudget) {
+        let _ = self.ponderhit_budget.set(budget);
+        self.ponderhit();
+    }
+
+    /// The time budget in force: the one from `ponderhit`, else `limits`'.
+    #[inline]
+    pub fn time_budget(&self, limits: &Limits) -> Option<TimeBudget> {
+        self.ponderhit_budget.get().copied().or(limits.time)
+    }
+
+    /// Whether the search answers only on `stop` (`go infinite`, or a
+    /// `go ponder` without a clock until a `ponderhit` brings one).
+    pub fn waits_for_stop(&self, limits: &Limits) -> bool {
+        limits.infinite && self.ponderhit_budget.get().is_none()
     }
 
     /// Whether the search is pondering (no time limit applies yet).
@@ -337,6 +376,8 @@ pub(crate) struct ThreadData {
     pub root_depth: i32,
     pub stopped: bool,
     pub lmr: Box<[[i32; 64]; 64]>,
+    /// The network's hidden layer along the search path.
+    pub accumulators: Accumulators,
 }
 
 impl ThreadData {
@@ -362,6 +403,16 @@ impl ThreadData {
             root_depth: 0,
             stopped: false,
             lmr,
+            accumulators: Accumulators::new(),
+        }
+    }
+
+    /// The static evaluation of the current position, side to move's view.
+    #[inline]
+    pub fn evaluate(&mut self, evaluator: &Evaluator) -> Value {
+        match evaluator {
+            Evaluator::Classic => crate::eval::evaluate(&self.pos),
+            Evaluator::Network(net) => self.accumulators.evaluate(net, &self.pos),
         }
     }
 }
@@ -412,13 +463,23 @@ impl SearchContext<'_> {
 impl Searcher {
     /// A searcher with a hash table of `hash_mib` MiB.
     pub fn new(hash_mib: usize) -> Searcher {
-        Searcher {
-            tt: TranspositionTable::new(hash_mib),
+        Self::try_new(hash_mib).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Like `new`, but an error if the hash table cannot be allocated.
+    pub fn try_new(hash_mib: usize) -> Result<Searcher, String> {
+        Ok(Searcher {
+            tt: TranspositionTable::try_new(hash_mib)?,
             main: ThreadData::new(0, Position::startpos()),
             helpers: Vec::new(),
             mate: None,
             mate_hash_mib: DEFAULT_MATE_HASH_MIB,
-        }
+        })
+    }
+
+    /// Size of the hash table, MiB.
+    pub fn hash_mib(&self) -> usize {
+        self.tt.size_mib()
     }
 
     /// Reallocates the hash table (its content is lost).
@@ -437,18 +498,48 @@ impl Searcher {
         Ok(())
     }
 
-    /// Sets the mate solver's table size (applied at its next allocation).
-    pub fn set_mate_hash(&mut self, mib: usize) {
-        if mib != self.mate_hash_mib {
-            self.mate_hash_mib = mib;
-            self.mate = None;
+    /// Gives the mate solver a table of `mib` MiB: now if it has one of
+    /// another size, else at first use. On failure it keeps the table it
+    /// had, and the error says so.
+    pub fn set_mate_hash(&mut self, mib: usize) -> Result<(), String> {
+        if mib == self.mate_hash_mib {
+            return Ok(());
         }
+        if self.mate.is_none() {
+            self.mate_hash_mib = mib;
+            return Ok(());
+        }
+        let solver = MateSolver::try_new(mib)
+            .map_err(|e| format!("{e}; the mate solver keeps {} MiB", self.mate_hash_mib))?;
+        self.mate = Some(solver);
+        self.mate_hash_mib = mib;
+        Ok(())
     }
 
-    /// The mate solver, allocating it on first use.
+    /// Allocates the mate solver if it has no table yet. If the size set
+    /// cannot be had, it gets a 1 MiB table and the error says so.
+    pub fn prepare_mate_solver(&mut self) -> Result<(), String> {
+        if self.mate.is_some() {
+            return Ok(());
+        }
+        let (solver, result) = match MateSolver::try_new(self.mate_hash_mib) {
+            Ok(solver) => (solver, Ok(())),
+            Err(e) => {
+                self.mate_hash_mib = 1;
+                (
+                    MateSolver::new(1),
+                    Err(format!("{e}; the mate solver uses 1 MiB")),
+                )
+            }
+        };
+        self.mate = Some(solver);
+        result
+    }
+
+    /// The mate solver, allocated on first use (see `prepare_mate_solver`).
     pub fn mate_solver(&mut self) -> &mut MateSolver {
-        let mib = self.mate_hash_mib;
-        self.mate.get_or_insert_with(|| MateSolver::new(mib))
+        let _ = self.prepare_mate_solver();
+        self.mate.get_or_insert_with(|| MateSolver::new(1))
     }
 
     /// Forgets everything learnt: hash table and histories (new game).
@@ -510,9 +601,12 @@ impl Searcher {
             node_counts: &node_counts,
         };
         for td in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
-            td.pos = pos.clone();
+            td.pos = pos.search_copy();
             td.nodes = 0;
             td.stopped = false;
+            if let Evaluator::Network(net) = &options.evaluator {
+                td.accumulators.bind(net);
+            }
         }
         let main = &mut self.main;
         let (mut result, helper_results) = std::thread::scope(|scope| {
@@ -529,7 +623,9 @@ impl Searcher {
                 .collect();
             let result = iterative_deepening(main, &ctx, reporter);
             // USI: in infinite or ponder mode the answer waits for stop/ponderhit.
-            while (limits.infinite || control.is_pondering()) && !control.is_stopped() {
+            while (control.waits_for_stop(limits) || control.is_pondering())
+                && !control.is_stopped()
+            {
                 std::thread::sleep(Duration::from_millis(1));
             }
             helpers_stop.store(true, Ordering::Relaxed);
@@ -672,13 +768,16 @@ fn iterative_deepening(
 
         // A mate found needs no deeper search (unless told to go on).
         let score = td.root_moves[0].score;
-        if !ctx.limits.infinite && score.abs() >= MATE_IN_MAX_PLY && MATE - score.abs() <= depth {
+        if !ctx.control.waits_for_stop(ctx.limits)
+            && score.abs() >= MATE_IN_MAX_PLY
+            && MATE - score.abs() <= depth
+        {
             break;
         }
         if td.id != 0 {
             continue; // helpers search until the main thread stops them
         }
-        if let Some(budget) = ctx.limits.time {
+        if let Some(budget) = ctx.control.time_budget(ctx.limits) {
             if !ctx.control.is_pondering() {
                 // Stable best move: stop early; unstable: use more.
                 let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
@@ -692,7 +791,7 @@ fn iterative_deepening(
         }
     }
 
-    let best = &td.root_moves[0];
+    let best = td.root_moves[0].clone();
     result.best = Some(best.mv);
     result.ponder = best.pv.get(1).copied();
     // Stopped before any move was scored: the window bound is no score.
@@ -701,14 +800,14 @@ fn iterative_deepening(
     } else if best.previous_score > -INFINITE {
         best.previous_score
     } else {
-        crate::eval::evaluate(&td.pos)
+        td.evaluate(&ctx.options.evaluator)
     };
     result.depth = completed_depth.max(1);
     result.nodes = td.nodes;
-    result.pv = best.pv.clone();
     if result.ponder.is_none() {
         result.ponder = ponder_from_tt(td, ctx, best.mv);
     }
+    result.pv = best.pv;
     result
 }
 

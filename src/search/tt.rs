@@ -101,14 +101,8 @@ impl TranspositionTable {
 
     /// A table of `mib` MiB, or an error if the memory cannot be had.
     pub fn try_new(mib: usize) -> Result<TranspositionTable, String> {
-        let n = ((mib.max(1) << 20) / std::mem::size_of::<Cluster>()).max(1);
-        let mut clusters = Vec::new();
-        clusters
-            .try_reserve_exact(n)
-            .map_err(|_| format!("cannot allocate a {mib} MiB hash table"))?;
-        clusters.resize_with(n, Cluster::default);
         Ok(TranspositionTable {
-            clusters,
+            clusters: crate::memory::try_table(mib.max(1), "hash table")?,
             generation: AtomicU8::new(0),
         })
     }

@@ -64,58 +64,77 @@ const KEYWORDS: [&str; 13] = [
     "perft",
 ];
 
-/// A millisecond value; a negative clock (some GUIs send them when time
-/// is up) counts as zero.
-fn millis(word: Option<&str>, key: &str) -> Result<u64, String> {
-    let w = word.ok_or_else(|| format!("'{key}' needs a number"))?;
+/// The words of a `go` command, one at a time.
+type Words<'a, 'b> = std::iter::Peekable<std::iter::Copied<std::slice::Iter<'b, &'a str>>>;
+
+/// The number after `key`; a negative clock (some GUIs send them when time
+/// is up) counts as zero. A missing value (end of line or the next
+/// keyword) is not consumed, so the next argument still counts.
+fn number(words: &mut Words, key: &str) -> Result<u64, String> {
+    let Some(w) = words.next_if(|w| !KEYWORDS.contains(w)) else {
+        return Err(format!("'{key}' needs a number"));
+    };
     w.parse::<i64>()
         .map(|v| v.max(0) as u64)
-        .map_err(|_| format!("'{key}' needs a number, not '{}'", shorten(w, 20)))
-}
-
-fn count(word: Option<&str>, key: &str) -> Result<u64, String> {
-    millis(word, key)
+        .map_err(|_| format!("'{key}' needs a number, not '{}'", shorten(w, 24)))
 }
 
 impl GoCommand {
-    /// Reads the words after `go`. Unknown words are returned as warnings
-    /// (the search still runs: a GUI waiting for `bestmove` must get one);
-    /// a known word with a bad value is an error.
-    pub fn parse(args: &[&str]) -> Result<(GoCommand, Vec<String>), String> {
+    /// Reads the words after `go`. It never fails: every `go` must get its
+    /// answer, so an unknown word or a bad value comes back as a warning
+    /// and is ignored, and the command means what the rest of it says.
+    pub fn parse(args: &[&str]) -> (GoCommand, Vec<String>) {
         let mut go = GoCommand::default();
         let mut warnings = Vec::new();
-        let mut words = args.iter().copied().peekable();
+        let mut words: Words = args.iter().copied().peekable();
         while let Some(word) = words.next() {
-            match word {
-                "btime" => go.btime = Some(millis(words.next(), word)?),
-                "wtime" => go.wtime = Some(millis(words.next(), word)?),
-                "byoyomi" => go.byoyomi = Some(millis(words.next(), word)?),
-                "binc" => go.binc = Some(millis(words.next(), word)?),
-                "winc" => go.winc = Some(millis(words.next(), word)?),
-                "movetime" => go.movetime = Some(millis(words.next(), word)?),
-                "nodes" => go.nodes = Some(count(words.next(), word)?),
+            let slot = match word {
+                "btime" => &mut go.btime,
+                "wtime" => &mut go.wtime,
+                "byoyomi" => &mut go.byoyomi,
+                "binc" => &mut go.binc,
+                "winc" => &mut go.winc,
+                "movetime" => &mut go.movetime,
+                "nodes" => &mut go.nodes,
                 "depth" => {
-                    let d = count(words.next(), word)?;
-                    go.depth = Some(d.min(i32::MAX as u64) as i32);
+                    match number(&mut words, word) {
+                        Ok(d) => go.depth = Some(d.min(i32::MAX as u64) as i32),
+                        Err(e) => warnings.push(format!("{e}; ignored")),
+                    }
+                    continue;
                 }
-                "infinite" => go.infinite = true,
-                "ponder" => go.ponder = true,
-                "mate" => go.mate = Some(mate_limit(words.next())?),
+                "infinite" => {
+                    go.infinite = true;
+                    continue;
+                }
+                "ponder" => {
+                    go.ponder = true;
+                    continue;
+                }
+                "mate" => {
+                    go.mate = Some(mate_limit(&mut words, &mut warnings));
+                    continue;
+                }
                 "searchmoves" => {
                     while let Some(m) = words.next_if(|w| !KEYWORDS.contains(w)) {
                         go.searchmoves.push(m.to_string());
                     }
                     if go.searchmoves.is_empty() {
-                        return Err("'searchmoves' needs at least one move".into());
+                        warnings.push("'searchmoves' needs at least one move; ignored".into());
                     }
+                    continue;
                 }
-                other => warnings.push(format!(
-                    "ignored unknown go argument '{}'",
-                    shorten(other, 20)
-                )),
+                other => {
+                    warnings.push(format!("unknown argument '{}' ignored", shorten(other, 20)));
+                    continue;
+                }
+            };
+            match number(&mut words, word) {
+                Ok(v) => *slot = Some(v),
+                Err(e) => warnings.push(format!("{e}; ignored")),
             }
         }
-        Ok((go, warnings))
+        (go, warnings)
     }
 
     /// The clock of the side to move, if any clock value was given.
@@ -144,38 +163,56 @@ impl GoCommand {
     }
 
     /// The search limits in `pos`, the time budget less what is `spent`
-    /// already; fails if a `searchmoves` move is not legal.
+    /// already. A `searchmoves` move that is not legal is left out with a
+    /// warning; if none is left, every move is searched.
     pub fn limits(
         &self,
         pos: &Position,
         settings: &TimeSettings,
         spent: Duration,
-    ) -> Result<Limits, String> {
-        let searchmoves = self
-            .searchmoves
-            .iter()
-            .map(|text| legal_move(pos, text))
-            .collect::<Result<Vec<Move>, String>>()?;
+        warnings: &mut Vec<String>,
+    ) -> Limits {
+        let mut searchmoves = Vec::new();
+        for text in &self.searchmoves {
+            match legal_move(pos, text) {
+                Ok(m) => searchmoves.push(m),
+                Err(e) => warnings.push(format!("searchmoves: {e}; ignored")),
+            }
+        }
+        if searchmoves.is_empty() && !self.searchmoves.is_empty() {
+            warnings.push("searchmoves: no legal move given; searching every move".into());
+        }
         let time = self
             .time_budget(pos, settings)
             .map(|b| remaining_budget(b, spent));
         // A bare `go` (or `go ponder` without a clock) has nothing to end
         // it: it runs like `go infinite`, until `stop`.
         let unbounded = time.is_none() && self.depth.is_none() && self.nodes.is_none();
-        Ok(Limits {
+        Limits {
             depth: self.depth,
             nodes: self.nodes,
             time,
             infinite: self.infinite || unbounded,
             searchmoves,
-        })
+        }
     }
 }
 
-fn mate_limit(word: Option<&str>) -> Result<MateLimit, String> {
-    match word {
-        Some("infinite") => Ok(MateLimit::Infinite),
-        other => millis(other, "mate").map(|ms| MateLimit::Time(Duration::from_millis(ms))),
+/// The limit after `mate`: milliseconds or `infinite`; a bare `go mate`
+/// (or one with a bad value, reported) looks until `stop`.
+fn mate_limit(words: &mut Words, warnings: &mut Vec<String>) -> MateLimit {
+    if words.next_if_eq(&"infinite").is_some() {
+        return MateLimit::Infinite;
+    }
+    if words.peek().is_none_or(|w| KEYWORDS.contains(w)) {
+        return MateLimit::Infinite;
+    }
+    match number(words, "mate") {
+        Ok(ms) => MateLimit::Time(Duration::from_millis(ms)),
+        Err(e) => {
+            warnings.push(format!("{e}; looking until 'stop'"));
+            MateLimit::Infinite
+        }
     }
 }
 
@@ -190,14 +227,24 @@ pub fn legal_move(pos: &Position, text: &str) -> Result<Move, String> {
 mod tests {
     use super::*;
 
-    fn parse(s: &str) -> Result<GoCommand, String> {
+    fn parse(s: &str) -> GoCommand {
+        parse_warned(s).0
+    }
+
+    fn parse_warned(s: &str) -> (GoCommand, Vec<String>) {
         let words: Vec<&str> = s.split_ascii_whitespace().collect();
-        GoCommand::parse(&words).map(|(g, _)| g)
+        GoCommand::parse(&words)
+    }
+
+    fn limits(g: &GoCommand, pos: &Position) -> (Limits, Vec<String>) {
+        let mut warnings = Vec::new();
+        let l = g.limits(pos, &TimeSettings::default(), Duration::ZERO, &mut warnings);
+        (l, warnings)
     }
 
     #[test]
     fn clocks_and_limits() {
-        let g = parse("btime 1000 wtime -5 byoyomi 300 binc 0 winc 7 depth 9 nodes 42").unwrap();
+        let g = parse("btime 1000 wtime -5 byoyomi 300 binc 0 winc 7 depth 9 nodes 42");
         assert_eq!(g.btime, Some(1000));
         assert_eq!(g.wtime, Some(0));
         assert_eq!(g.byoyomi, Some(300));
@@ -207,55 +254,64 @@ mod tests {
     }
 
     #[test]
-    fn bad_values_are_errors_and_unknown_words_warnings() {
-        for bad in [
-            "depth abc",
-            "btime",
-            "byoyomi xyz",
-            "depth",
-            "mate",
-            "searchmoves",
-            "nodes -",
+    fn bad_values_are_reported_and_the_rest_obeyed() {
+        for (bad, rest) in [
+            ("depth abc", ""),
+            ("btime", ""),
+            ("byoyomi xyz btime 5", "btime 5"),
+            ("depth byoyomi 100", "byoyomi 100"),
+            ("btime 99999999999999999999 wtime 7", "wtime 7"),
+            ("searchmoves depth 3", "depth 3"),
+            ("nodes - movetime 9", "movetime 9"),
+            ("frobnicate depth 3", "depth 3"),
         ] {
-            assert!(parse(bad).is_err(), "{bad}");
+            let (g, warnings) = parse_warned(bad);
+            assert_eq!(warnings.len(), 1, "{bad}: {warnings:?}");
+            assert_eq!(g, parse(rest), "{bad}");
         }
-        let (g, warnings) = GoCommand::parse(&["frobnicate", "depth", "3"]).unwrap();
-        assert_eq!(g.depth, Some(3));
-        assert_eq!(warnings.len(), 1);
+    }
+
+    #[test]
+    fn illegal_searchmoves_are_left_out() {
+        let pos = Position::startpos();
+        let g = parse("searchmoves 7g7f 3c3d");
+        let (l, warnings) = limits(&g, &pos);
+        assert_eq!(l.searchmoves.len(), 1);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let g = parse("searchmoves 3c3d");
+        let (l, warnings) = limits(&g, &pos);
+        assert!(l.searchmoves.is_empty());
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
     }
 
     #[test]
     fn searchmoves_stop_at_the_next_keyword() {
-        let g = parse("searchmoves 7g7f 2g2f depth 3").unwrap();
+        let g = parse("searchmoves 7g7f 2g2f depth 3");
         assert_eq!(g.searchmoves, ["7g7f", "2g2f"]);
         assert_eq!(g.depth, Some(3));
-        let pos = Position::startpos();
-        let limits = g
-            .limits(&pos, &TimeSettings::default(), Duration::ZERO)
-            .unwrap();
-        assert_eq!(limits.searchmoves.len(), 2);
-        let g = parse("searchmoves 7g7f 3c3d").unwrap();
-        assert!(g
-            .limits(&pos, &TimeSettings::default(), Duration::ZERO)
-            .is_err());
+        let (l, warnings) = limits(&g, &Position::startpos());
+        assert_eq!(l.searchmoves.len(), 2);
+        assert!(warnings.is_empty());
     }
 
     #[test]
     fn mate_limits() {
+        assert_eq!(parse("mate infinite").mate, Some(MateLimit::Infinite));
         assert_eq!(
-            parse("mate infinite").unwrap().mate,
-            Some(MateLimit::Infinite)
-        );
-        assert_eq!(
-            parse("mate 3000").unwrap().mate,
+            parse("mate 3000").mate,
             Some(MateLimit::Time(Duration::from_millis(3000)))
         );
+        // A bare `go mate` is `go mate infinite`.
+        let (g, warnings) = parse_warned("mate");
+        assert_eq!((g.mate, warnings.len()), (Some(MateLimit::Infinite), 0));
+        let (g, warnings) = parse_warned("mate abc");
+        assert_eq!((g.mate, warnings.len()), (Some(MateLimit::Infinite), 1));
     }
 
     #[test]
     fn the_side_to_move_clock_is_used() {
         let settings = TimeSettings::default();
-        let g = parse("btime 600000 wtime 300 byoyomi 0").unwrap();
+        let g = parse("btime 600000 wtime 300 byoyomi 0");
         let black = Position::startpos();
         let mut white = Position::startpos();
         white.do_move(white.parse_usi_move("7g7f").unwrap());
@@ -268,34 +324,10 @@ mod tests {
     #[test]
     fn bare_go_runs_until_stop() {
         let pos = Position::startpos();
-        let s = TimeSettings::default();
-        assert!(
-            parse("")
-                .unwrap()
-                .limits(&pos, &s, Duration::ZERO)
-                .unwrap()
-                .infinite
-        );
-        assert!(
-            parse("ponder")
-                .unwrap()
-                .limits(&pos, &s, Duration::ZERO)
-                .unwrap()
-                .infinite
-        );
-        assert!(
-            !parse("depth 3")
-                .unwrap()
-                .limits(&pos, &s, Duration::ZERO)
-                .unwrap()
-                .infinite
-        );
-        assert!(
-            !parse("ponder byoyomi 100")
-                .unwrap()
-                .limits(&pos, &s, Duration::ZERO)
-                .unwrap()
-                .infinite
-        );
+        let infinite = |text: &str| limits(&parse(text), &pos).0.infinite;
+        assert!(infinite(""));
+        assert!(infinite("ponder"));
+        assert!(!infinite("depth 3"));
+        assert!(!infinite("ponder byoyomi 100"));
     }
 }

@@ -43,7 +43,8 @@ pub fn solve_mate(
     control: &Control,
 ) -> MateAnswer {
     let deadline = match limit {
-        MateLimit::Time(t) => Some(Instant::now() + t.saturating_sub(control.elapsed())),
+        // A limit past what the clock can represent is no limit.
+        MateLimit::Time(t) => Instant::now().checked_add(t.saturating_sub(control.elapsed())),
         MateLimit::Infinite => None,
     };
     let mut root = pos.clone();

@@ -1,11 +1,14 @@
 //! The USI protocol: the command loop, the engine state it keeps, and the
 //! answers it writes.
 //!
-//! The loop reads stdin on the main thread; each `go` runs on its own
-//! thread ([`thinking`]), so `stop`, `ponderhit`, `isready` and `quit` take
-//! effect at once while it thinks. Malformed input never panics and never
-//! changes the state: it gets an `info string error: …` line and the loop
-//! goes on.
+//! A reader thread turns stdin into events; the loop handles them in
+//! order on the main thread. Each `go` (and `perft` or `bench` typed at the
+//! prompt) runs on its own thread ([`thinking`]), so `stop`, `ponderhit`,
+//! `isready` and `quit` take effect at once while it works. A `go` that
+//! comes while another is still being answered waits in a queue and starts
+//! when the search thread reports it is done: every `go` gets exactly one
+//! answer. Malformed input never panics and never changes the state: it
+//! gets an `info string error: …` line and the loop goes on.
 //!
 //! Submodules: [`options`] (the option table), [`go`] (the `go`
 //! arguments and the limits they mean), [`output`] (line-atomic output,
@@ -18,15 +21,22 @@ pub mod output;
 pub mod thinking;
 
 use crate::eval::explain;
+use crate::memory::fits_in_memory;
+use crate::nnue::Network;
 use crate::perft;
 use crate::position::Position;
-use crate::search::Searcher;
+use crate::search::{Control, Evaluator, SearchOptions, Searcher};
+use crate::time::remaining_budget;
 use go::{legal_move, GoCommand};
 use options::{shorten, Options, SetEffect};
 use output::Output;
-use std::io::{self, BufRead, Read, Write};
-use std::time::Instant;
-use thinking::{Job, Thinking};
+use std::collections::VecDeque;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use thinking::{Job, Started, Thinking};
 
 /// Longest command line read; the rest of a longer line is skipped and the
 /// line refused (a 600-ply game is about 3 KB, a 1 MB line is garbage).
@@ -35,9 +45,13 @@ const MAX_LINE_BYTES: usize = 4 << 20;
 /// Deepest `perft` accepted at the prompt (deeper would run for days).
 const MAX_PERFT_DEPTH: u32 = 12;
 
+/// Hash size, MiB, when the one asked for cannot be had and there is no
+/// table yet.
+const FALLBACK_HASH_MIB: usize = 1;
+
 /// Runs the USI loop on `input` until `quit` or end of input, writing to
 /// `output`. A search still running at the end is stopped first.
-pub fn run(input: impl BufRead, output: impl Write + Send + 'static) {
+pub fn run(input: impl Read + Send + 'static, output: impl Write + Send + 'static) {
     let mut engine = Engine::new(Output::new(output));
     engine.run(input);
 }
@@ -51,6 +65,36 @@ pub enum Flow {
     Quit,
 }
 
+/// What the loop reacts to, in the order it happened.
+enum Event {
+    /// A command line, and when it was read: a `go` counts its time from
+    /// then.
+    Line(String, Instant),
+    /// A line longer than `MAX_LINE_BYTES` was skipped.
+    TooLong,
+    /// End of input (or a read error).
+    End,
+    /// The search thread printed its answer: the next request may start.
+    Done,
+}
+
+/// A request for the search thread, made when its command came.
+struct Request {
+    task: Task,
+    /// The position when the command came.
+    pos: Position,
+    /// Made when the command came, so that the clock runs from then and
+    /// `stop` and `ponderhit` reach it while it waits in the queue.
+    control: Arc<Control>,
+}
+
+/// What a request asks for.
+enum Task {
+    Go(GoCommand),
+    Perft(u32),
+    Bench(i32),
+}
+
 /// The engine as the protocol sees it.
 pub struct Engine {
     out: Output,
@@ -59,55 +103,105 @@ pub struct Engine {
     /// Made at the first `isready` or `go` (not before `usiok`: GUIs give
     /// up on slow engines); `None` while a search thread owns it.
     searcher: Option<Searcher>,
-    /// Hash size of `searcher`, MiB.
-    searcher_hash_mib: usize,
+    /// A `USI_Hash` size that could not be allocated: not tried again
+    /// (and reported again) until the option changes.
+    hash_refused: Option<usize>,
     /// Whether the hash and histories hold anything from earlier searches.
     memory: SearchMemory,
-    /// When the command being handled was read: a `go` counts its time
-    /// from then, not from when the search could start.
+    /// When the command being handled was read.
     received: Instant,
-    /// The search thread of the last `go`, until joined.
+    /// The search thread of the running request, until joined.
     thinking: Option<Thinking>,
+    /// The evaluation network in use and the `EvalFile` it came from
+    /// (`None`: the embedded one).
+    network: Option<Arc<Network>>,
+    network_file: Option<String>,
+    /// Requests that came while another was running, oldest first.
+    queue: VecDeque<Request>,
+    /// Events for the loop; the reader thread and search threads send.
+    events: Sender<Event>,
+    inbox: Receiver<Event>,
 }
 
 impl Engine {
     /// A fresh engine at the start position, writing to `out`.
     pub fn new(out: Output) -> Engine {
+        let (events, inbox) = mpsc::channel();
         Engine {
             out,
             options: Options::new(),
             pos: Position::startpos(),
             searcher: None,
-            searcher_hash_mib: 0,
+            hash_refused: None,
             memory: SearchMemory::Clean,
             received: Instant::now(),
             thinking: None,
+            network: crate::nnue::embedded(),
+            network_file: None,
+            queue: VecDeque::new(),
+            events,
+            inbox,
         }
     }
 
     /// Runs the loop until `quit` or end of input, then stops any search.
-    pub fn run(&mut self, mut input: impl BufRead) {
-        let mut buf = Vec::new();
-        loop {
-            match read_line(&mut input, &mut buf) {
-                Ok(LineRead::Line) => {
-                    let line = String::from_utf8_lossy(&buf);
-                    if self.handle(&line) == Flow::Quit {
-                        break;
-                    }
+    pub fn run(&mut self, input: impl Read + Send + 'static) {
+        // The input survives a failed spawn in this slot.
+        let slot = Arc::new(Mutex::new(Some(BufReader::new(input))));
+        let (taken, events) = (Arc::clone(&slot), self.events.clone());
+        let reader = std::thread::Builder::new()
+            .name("input".into())
+            .spawn(move || {
+                if let Some(input) = lock(&taken).take() {
+                    read_events(input, &events, |_| true);
                 }
-                Ok(LineRead::TooLong) => self
-                    .out
-                    .error(&format!("line longer than {MAX_LINE_BYTES} bytes ignored")),
-                Ok(LineRead::End) | Err(_) => break,
+            });
+        if let Err(e) = reader {
+            // Read here between events instead: a queued `go` then starts
+            // only when the next line comes.
+            self.out
+                .error(&format!("cannot start the input thread: {e}"));
+            let events = self.events.clone();
+            if let Some(input) = lock(&slot).take() {
+                read_events(input, &events, |_| {
+                    while let Ok(event) = self.inbox.try_recv() {
+                        if self.on_event(event) == Flow::Quit {
+                            return false;
+                        }
+                    }
+                    true
+                });
+            }
+            return self.shutdown();
+        }
+        while let Ok(event) = self.inbox.recv() {
+            if self.on_event(event) == Flow::Quit {
+                break;
             }
         }
         self.shutdown();
     }
 
-    /// Handles one command line.
+    fn on_event(&mut self, event: Event) -> Flow {
+        match event {
+            Event::Line(line, received) => return self.handle_at(&line, received),
+            Event::TooLong => self
+                .out
+                .error(&format!("line longer than {MAX_LINE_BYTES} bytes ignored")),
+            Event::End => return Flow::Quit,
+            Event::Done => self.serve(),
+        }
+        Flow::Continue
+    }
+
+    /// Handles one command line (read just now).
     pub fn handle(&mut self, line: &str) -> Flow {
-        self.received = Instant::now();
+        self.handle_at(line, Instant::now())
+    }
+
+    /// Handles one command line read at `received`.
+    fn handle_at(&mut self, line: &str, received: Instant) -> Flow {
+        self.received = received;
         let words: Vec<&str> = line.split_ascii_whitespace().collect();
         let Some((&command, args)) = words.split_first() else {
             return Flow::Continue;
@@ -120,11 +214,11 @@ impl Engine {
             "position" => self.position(args),
             "go" => self.go(args),
             "stop" => self.stop(),
-            "ponderhit" => self.ponderhit(),
+            "ponderhit" => self.ponderhit(args),
             "gameover" => self.gameover(args),
             "quit" => return Flow::Quit,
             "d" => self.out.lines(&self.pos.to_string()),
-            "eval" => self.out.lines(&explain(&self.pos)),
+            "eval" => self.eval(),
             "perft" => self.perft(args.first().copied()),
             "bench" => self.bench(args.first().copied()),
             other => self
@@ -134,9 +228,11 @@ impl Engine {
         Flow::Continue
     }
 
-    /// Stops a running search, waits for its answer and takes the
-    /// searcher back (`quit`, end of input, `gameover`).
+    /// Stops the running search, forgets the queued ones, waits for the
+    /// answer and takes the searcher back (`quit`, end of input,
+    /// `gameover`).
     pub fn shutdown(&mut self) {
+        self.queue.clear();
         if let Some(t) = self.thinking.take() {
             t.control.stop();
             self.searcher = t.join();
@@ -153,9 +249,10 @@ impl Engine {
         self.out.line("usiok");
     }
 
-    /// Whether a search is thinking (its answer not yet printed).
-    fn is_thinking(&self) -> bool {
-        self.thinking.as_ref().is_some_and(|t| !t.has_answered())
+    /// Whether a request is running (its answer not yet printed) or
+    /// waiting.
+    fn is_busy(&self) -> bool {
+        self.thinking.as_ref().is_some_and(|t| !t.has_answered()) || !self.queue.is_empty()
     }
 
     /// Takes the searcher back from a search thread that has answered.
@@ -167,36 +264,166 @@ impl Engine {
         }
     }
 
+    /// Queues a request and starts it if nothing else runs.
+    fn submit(&mut self, request: Request) {
+        self.queue.push_back(request);
+        self.serve();
+    }
+
+    /// Starts queued requests, oldest first, while the search thread is
+    /// free.
+    fn serve(&mut self) {
+        self.reclaim_searcher();
+        while self.thinking.is_none() {
+            let Some(request) = self.queue.pop_front() else {
+                return;
+            };
+            self.start(request);
+        }
+    }
+
+    /// Runs `request` on a search thread (or, failing that, here).
+    fn start(&mut self, request: Request) {
+        self.prepare_searcher();
+        self.load_network();
+        let Request { task, pos, control } = request;
+        let job = match task {
+            Task::Go(command) => self.job_for(&command, &pos),
+            Task::Perft(depth) => Job::Perft(depth),
+            Task::Bench(depth) => Job::Bench {
+                depth,
+                options: self.search_options(),
+            },
+        };
+        // `prepare_searcher` made one; a fresh one only if a search thread
+        // was lost, so that this request is answered all the same.
+        let mut searcher = self
+            .searcher
+            .take()
+            .unwrap_or_else(|| Searcher::new(FALLBACK_HASH_MIB));
+        if matches!(job, Job::Mate(_)) {
+            let mib = self.options.mate_hash_mib();
+            let ready = searcher
+                .set_mate_hash(mib)
+                .and_then(|()| searcher.prepare_mate_solver());
+            if let Err(e) = ready {
+                self.out.error(&e);
+            }
+        }
+        self.memory = SearchMemory::Used;
+        let events = self.events.clone();
+        let done = move || {
+            let _ = events.send(Event::Done);
+        };
+        match Thinking::start(searcher, pos, job, control, self.out.clone(), done) {
+            Started::Thread(t) => self.thinking = Some(*t),
+            Started::Inline(searcher) => self.searcher = Some(*searcher),
+        }
+    }
+
     /// Makes the searcher ready for a search: allocated at the wanted hash
-    /// size, cleared if asked. Only when no search is thinking.
-    fn prepare_searcher(&mut self) -> &mut Searcher {
+    /// size, cleared if asked. Only when no search is running. A size that
+    /// cannot be had is reported and the table in use kept.
+    fn prepare_searcher(&mut self) {
         self.reclaim_searcher();
         let want = self.options.hash_mib();
-        if self.searcher.is_none() {
-            self.searcher_hash_mib = want;
-            self.memory = SearchMemory::Clean;
+        let refused = self.hash_refused == Some(want);
+        match &mut self.searcher {
+            None => {
+                let searcher = Searcher::try_new(want).unwrap_or_else(|e| {
+                    self.out
+                        .error(&format!("{e}; using {FALLBACK_HASH_MIB} MiB"));
+                    self.hash_refused = Some(want);
+                    Searcher::new(FALLBACK_HASH_MIB)
+                });
+                self.searcher = Some(searcher);
+                self.memory = SearchMemory::Clean;
+            }
+            Some(searcher) if searcher.hash_mib() != want && !refused => {
+                match searcher.try_resize_hash(want) {
+                    Ok(()) => self.hash_refused = None,
+                    Err(e) => {
+                        let kept = searcher.hash_mib();
+                        self.out
+                            .error(&format!("{e}; the hash table keeps {kept} MiB"));
+                        self.hash_refused = Some(want);
+                    }
+                }
+            }
+            Some(_) => {}
         }
-        let searcher = self.searcher.get_or_insert_with(|| Searcher::new(want));
-        if self.searcher_hash_mib != want {
-            searcher.resize_hash(want);
-            self.searcher_hash_mib = want;
-        }
+        let Some(searcher) = self.searcher.as_mut() else {
+            return;
+        };
         if self.memory == SearchMemory::ClearPending {
             searcher.clear();
             self.memory = SearchMemory::Clean;
         }
-        searcher.set_mate_hash(self.options.mate_hash_mib());
         searcher.set_threads(self.options.threads());
-        searcher
     }
 
     fn isready(&mut self) {
         // During a search the answer comes at once; the heavy work (hash
         // allocation) waits for the next `go`.
-        if !self.is_thinking() {
+        if !self.is_busy() {
             self.prepare_searcher();
+            self.load_network();
         }
         self.out.line("readyok");
+    }
+
+    /// Loads the network that `EvalFile` names if it is not the one in
+    /// use. A file that cannot be read or is not a network gets an error
+    /// line and the network in use is kept.
+    fn load_network(&mut self) {
+        let wanted = self.options.eval_file().map(str::to_string);
+        if wanted == self.network_file {
+            return;
+        }
+        match &wanted {
+            None => self.network = crate::nnue::embedded(),
+            Some(path) => match Network::load(std::path::Path::new(path)) {
+                Ok(net) => {
+                    self.out.info_string(&format!(
+                        "EvalFile {}: network loaded ({} hidden units)",
+                        shorten(path, 200),
+                        net.hidden()
+                    ));
+                    self.network = Some(Arc::new(net));
+                }
+                Err(e) => {
+                    return self.out.error(&format!(
+                        "EvalFile {}: {e}; the previous network is kept",
+                        shorten(path, 200)
+                    ))
+                }
+            },
+        }
+        self.network_file = wanted;
+    }
+
+    /// The search options with the evaluation chosen by `ClassicEval` and
+    /// `EvalFile`.
+    fn search_options(&self) -> SearchOptions {
+        let mut options = self.options.search_options();
+        options.evaluator = match &self.network {
+            Some(net) if !self.options.check("ClassicEval") => Evaluator::Network(Arc::clone(net)),
+            _ => Evaluator::Classic,
+        };
+        options
+    }
+
+    /// The `eval` command: the score of the evaluation in use, and the
+    /// hand-crafted terms for reference.
+    fn eval(&mut self) {
+        let options = self.search_options();
+        if let Evaluator::Network(net) = &options.evaluator {
+            let v = crate::nnue::evaluate_from_scratch(net, &self.pos);
+            self.out.line(&format!(
+                "info string network evaluation (side to move): {v} cp"
+            ));
+        }
+        self.out.lines(&explain(&self.pos));
     }
 
     fn setoption(&mut self, args: &[&str]) {
@@ -212,8 +439,8 @@ impl Engine {
             return self.out.error(USAGE);
         }
         if name.eq_ignore_ascii_case("USI_Hash") {
-            if let Some(mib) = value.as_deref().and_then(|v| v.parse::<u64>().ok()) {
-                if !fits_in_memory(mib) {
+            if let Some(mib) = value.as_deref().and_then(|v| v.parse::<usize>().ok()) {
+                if !fits_in_memory(mib.saturating_mul(1 << 20)) {
                     return self
                         .out
                         .error(&format!("USI_Hash {mib} MiB is more than the free memory"));
@@ -228,7 +455,7 @@ impl Engine {
     }
 
     /// Clears the hash and histories now, or before the next search if one
-    /// is thinking. Clearing a large table takes tens of milliseconds, so
+    /// is running. Clearing a large table takes tens of milliseconds, so
     /// a clean one (new, or cleared at `gameover`) is left alone: the first
     /// move of a game must not pay for it.
     fn clear_hash(&mut self) {
@@ -236,7 +463,7 @@ impl Engine {
             return;
         }
         self.memory = SearchMemory::ClearPending;
-        if !self.is_thinking() && self.searcher.is_some() {
+        if !self.is_busy() && self.searcher.is_some() {
             self.prepare_searcher();
         }
     }
@@ -252,67 +479,93 @@ impl Engine {
         }
     }
 
+    /// `go`: never refused. Bad arguments are reported and ignored; a `go`
+    /// that comes while a search is still answering waits for it.
     fn go(&mut self, args: &[&str]) {
         if args.first() == Some(&"perft") {
             return self.perft(args.get(1).copied());
         }
-        if self.is_thinking() {
+        let (command, warnings) = GoCommand::parse(args);
+        for w in warnings {
+            self.out.error(&format!("go: {w}"));
+        }
+        let running = self.thinking.as_ref().filter(|t| !t.has_answered());
+        if running.is_some_and(|t| !t.control.is_stopped()) || !self.queue.is_empty() {
+            self.out
+                .info_string("a search is running: this go is answered after it");
+        }
+        let pondering = command.ponder && command.mate.is_none();
+        let control = Arc::new(Control::new_at(self.received, pondering));
+        self.submit(Request {
+            task: Task::Go(command),
+            pos: self.pos.search_copy(),
+            control,
+        });
+    }
+
+    /// What the search thread is to do for `command` in `pos`.
+    fn job_for(&self, command: &GoCommand, pos: &Position) -> Job {
+        if let Some(limit) = command.mate {
+            return Job::Mate(limit);
+        }
+        // The search's clock runs from when the GUI sent `go` (the control
+        // was made then), so the budget is the whole one.
+        let settings = self.options.time_settings();
+        let mut warnings = Vec::new();
+        let limits = command.limits(pos, &settings, Duration::ZERO, &mut warnings);
+        for w in warnings {
+            self.out.error(&format!("go: {w}"));
+        }
+        Job::BestMove {
+            limits,
+            options: self.search_options(),
+            resign_value: self.options.resign_value(),
+        }
+    }
+
+    /// `stop` ends the running search and any queued after it: each still
+    /// gets its answer.
+    fn stop(&mut self) {
+        let mut stopped = false;
+        if let Some(t) = self.thinking.as_ref().filter(|t| !t.has_answered()) {
+            t.control.stop();
+            stopped = true;
+        }
+        for r in &self.queue {
+            r.control.stop();
+            stopped = true;
+        }
+        if !stopped {
+            self.out.info_string("stop ignored: no search is running");
+        }
+    }
+
+    /// `ponderhit [btime … wtime … byoyomi …]` reaches the latest `go`. A
+    /// clock sent with it sets the time budget from now on: ShogiHome and
+    /// YaneuraOu send `go ponder` without one and the clock here.
+    fn ponderhit(&mut self, args: &[&str]) {
+        let latest = match self.queue.back() {
+            Some(r) => Some((&r.control, &r.pos)),
+            None => self
+                .thinking
+                .as_ref()
+                .filter(|t| !t.has_answered())
+                .map(|t| (&t.control, &t.pos)),
+        };
+        let Some((control, pos)) = latest else {
             return self
                 .out
-                .error("a search is already running: 'stop' it first; this go is ignored");
-        }
-        let (command, warnings) = match GoCommand::parse(args) {
-            Ok(parsed) => parsed,
-            Err(e) => return self.out.error(&format!("go: {e}")),
+                .info_string("ponderhit ignored: no search is running");
         };
+        let (clock, warnings) = GoCommand::parse(args);
         for w in warnings {
-            self.out.info_string(&w);
+            self.out.error(&format!("ponderhit: {w}"));
         }
-        self.prepare_searcher();
-        let job = match self.job_for(&command) {
-            Ok(job) => job,
-            Err(e) => return self.out.error(&format!("go: {e}")),
-        };
-        let pondering = command.ponder && command.mate.is_none();
-        let Some(searcher) = self.searcher.take() else {
-            return self.out.error("no searcher");
-        };
-        self.memory = SearchMemory::Used;
-        match Thinking::start(searcher, self.pos.clone(), job, pondering, self.out.clone()) {
-            Ok(t) => self.thinking = Some(t),
-            Err(e) => self.out.error(&e),
-        }
-    }
-
-    /// What the search thread is to do for `command`.
-    fn job_for(&self, command: &GoCommand) -> Result<Job, String> {
-        if let Some(limit) = command.mate {
-            return Ok(Job::Mate(limit));
-        }
-        // The clock runs from when the GUI sent `go`: time taken to get
-        // the searcher ready comes off the budget.
-        let spent = self.received.elapsed();
-        let settings = self.options.time_settings();
-        Ok(Job::BestMove {
-            limits: command.limits(&self.pos, &settings, spent)?,
-            options: self.options.search_options(),
-            resign_value: self.options.resign_value(),
-        })
-    }
-
-    fn stop(&mut self) {
-        match &self.thinking {
-            Some(t) if !t.has_answered() => t.control.stop(),
-            _ => self.out.info_string("stop ignored: no search is running"),
-        }
-    }
-
-    fn ponderhit(&mut self) {
-        match &self.thinking {
-            Some(t) if !t.has_answered() => t.control.ponderhit(),
-            _ => self
-                .out
-                .info_string("ponderhit ignored: no search is running"),
+        match clock.time_budget(pos, &self.options.time_settings()) {
+            Some(budget) => {
+                control.ponderhit_with(remaining_budget(budget, self.received.elapsed()))
+            }
+            None => control.ponderhit(),
         }
     }
 
@@ -332,10 +585,9 @@ impl Engine {
         }
     }
 
+    /// `perft <depth>` at the prompt: on the search thread, so that `stop`
+    /// and `quit` still work.
     fn perft(&mut self, depth: Option<&str>) {
-        if self.is_thinking() {
-            return self.out.error("perft: a search is running");
-        }
         let Some(depth) = depth
             .and_then(|d| d.parse::<u32>().ok())
             .filter(|&d| d <= MAX_PERFT_DEPTH)
@@ -344,29 +596,25 @@ impl Engine {
                 .out
                 .error(&format!("usage: perft <depth 0..{MAX_PERFT_DEPTH}>"));
         };
-        self.out.lines(&perft_report(&mut self.pos, depth, true));
+        self.submit_prompt_task(Task::Perft(depth));
     }
 
+    /// `bench [depth]` at the prompt, on the search thread like `perft`.
     fn bench(&mut self, depth: Option<&str>) {
-        if self.is_thinking() {
-            return self.out.error("bench: a search is running");
-        }
         let depth = match depth.map(str::parse::<i32>) {
             None => crate::bench::DEFAULT_DEPTH,
             Some(Ok(d)) if (1..=64).contains(&d) => d,
             Some(_) => return self.out.error("usage: bench [depth 1..64]"),
         };
-        let features = self.options.search_options().features;
-        let mut out = self.out.clone();
-        let totals = crate::bench::run(
-            depth,
-            self.options.hash_mib(),
-            self.options.threads(),
-            features,
-            true,
-            &mut out,
-        );
-        crate::bench::print_totals(&totals, &mut out);
+        self.submit_prompt_task(Task::Bench(depth));
+    }
+
+    fn submit_prompt_task(&mut self, task: Task) {
+        self.submit(Request {
+            task,
+            pos: self.pos.clone(),
+            control: Arc::new(Control::new_at(self.received, false)),
+        });
     }
 }
 
@@ -389,6 +637,34 @@ enum LineRead {
     TooLong,
     /// End of input.
     End,
+}
+
+/// The reader: sends each line of `input` as an event, then `End`, calling
+/// `sent` after each; stops when it returns false.
+fn read_events(
+    mut input: impl BufRead,
+    events: &Sender<Event>,
+    mut sent: impl FnMut(&Sender<Event>) -> bool,
+) {
+    let mut buf = Vec::new();
+    loop {
+        let event = match read_line(&mut input, &mut buf) {
+            Ok(LineRead::Line) => {
+                Event::Line(String::from_utf8_lossy(&buf).into_owned(), Instant::now())
+            }
+            Ok(LineRead::TooLong) => Event::TooLong,
+            Ok(LineRead::End) | Err(_) => Event::End,
+        };
+        let end = matches!(event, Event::End);
+        if events.send(event).is_err() || !sent(events) || end {
+            return;
+        }
+    }
+}
+
+/// Locks `m`, even if a thread panicked while holding it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Reads one line into `buf`, never holding more than `MAX_LINE_BYTES`.
@@ -421,21 +697,6 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<LineRead
     }
 }
 
-/// Whether a hash table of `mib` MiB fits in the memory still free (Linux;
-/// elsewhere assumed to fit). Allocation failure aborts the process, so a
-/// GUI's typo must be caught before.
-fn fits_in_memory(mib: u64) -> bool {
-    let Ok(meminfo) = std::fs::read_to_string("/proc/meminfo") else {
-        return true;
-    };
-    let available_kib = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse::<u64>().ok());
-    available_kib.is_none_or(|kib| mib.saturating_mul(1024) <= kib)
-}
-
 /// Runs perft and formats the divide lines, the total and the speed.
 pub fn perft_report(pos: &mut Position, depth: u32, divide: bool) -> String {
     let start = Instant::now();
@@ -449,6 +710,26 @@ pub fn perft_report(pos: &mut Position, depth: u32, divide: bool) -> String {
     } else {
         perft::perft(pos, depth)
     };
+    finish_perft_report(text, depth, total, start)
+}
+
+/// Like `perft_report` with `divide`, but `None` once `stop` is set.
+pub fn perft_report_until(pos: &mut Position, depth: u32, stop: &AtomicBool) -> Option<String> {
+    let start = Instant::now();
+    let mut text = String::new();
+    let total = if depth > 0 {
+        let split = perft::divide_until(pos, depth, stop)?;
+        for (m, n) in &split {
+            text.push_str(&format!("{m}: {n}\n"));
+        }
+        split.iter().map(|(_, n)| n).sum()
+    } else {
+        1
+    };
+    Some(finish_perft_report(text, depth, total, start))
+}
+
+fn finish_perft_report(mut text: String, depth: u32, total: u64, start: Instant) -> String {
     let secs = start.elapsed().as_secs_f64();
     text.push_str(&format!(
         "info string perft {depth}: {total} nodes in {secs:.3} s ({:.0} nodes/s)\n",

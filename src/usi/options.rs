@@ -11,6 +11,9 @@ use crate::time::TimeSettings;
 use crate::types::Value;
 use std::time::Duration;
 
+/// `EvalFile` value that names the network built into the binary.
+pub const EMBEDDED_NETWORK: &str = "<internal>";
+
 /// Hash table size when none is set (MiB).
 pub const DEFAULT_HASH_MIB: i64 = 256;
 
@@ -40,10 +43,15 @@ pub enum OptionKind {
     },
     /// An action without a value.
     Button,
+    /// Free text (a file name); USI type `string`.
+    Text {
+        /// Value before any `setoption`.
+        default: &'static str,
+    },
 }
 
 /// The value an option holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OptionValue {
     /// Of a check option.
     Check(bool),
@@ -51,6 +59,8 @@ pub enum OptionValue {
     Spin(i64),
     /// Of a combo option (one of its vars).
     Combo(&'static str),
+    /// Of a text option.
+    Text(String),
     /// Buttons hold nothing.
     None,
 }
@@ -100,6 +110,14 @@ fn spin(name: &'static str, default: i64, min: i64, max: i64) -> Entry {
     }
 }
 
+fn text(name: &'static str, default: &'static str) -> Entry {
+    Entry {
+        name,
+        kind: OptionKind::Text { default },
+        value: OptionValue::Text(default.to_string()),
+    }
+}
+
 fn check(name: &'static str, default: bool) -> Entry {
     Entry {
         name,
@@ -135,6 +153,8 @@ impl Options {
                 kind: OptionKind::Button,
                 value: OptionValue::None,
             },
+            text("EvalFile", EMBEDDED_NETWORK),
+            check("ClassicEval", false),
         ];
         for (name, _) in Features::ABLATIONS {
             if !name.contains('=') {
@@ -182,17 +202,34 @@ impl Options {
         Ok(SetEffect::Stored)
     }
 
-    fn value(&self, name: &str) -> OptionValue {
+    fn value(&self, name: &str) -> &OptionValue {
         self.find(name)
-            .map_or(OptionValue::None, |i| self.entries[i].value)
+            .map_or(&OptionValue::None, |i| &self.entries[i].value)
     }
 
     /// The value of a spin option (0 for a name that is not a spin).
     pub fn spin(&self, name: &str) -> i64 {
         match self.value(name) {
-            OptionValue::Spin(v) => v,
+            OptionValue::Spin(v) => *v,
             _ => 0,
         }
+    }
+
+    /// The value of a text option ("" for a name that is not text).
+    pub fn text(&self, name: &str) -> &str {
+        match self.value(name) {
+            OptionValue::Text(v) => v,
+            _ => "",
+        }
+    }
+
+    /// The network file asked for; `None` for the embedded network.
+    pub fn eval_file(&self) -> Option<&str> {
+        let name = self.text("EvalFile").trim();
+        let embedded = name.is_empty()
+            || name.eq_ignore_ascii_case(EMBEDDED_NETWORK)
+            || name.eq_ignore_ascii_case("<empty>");
+        (!embedded).then_some(name)
     }
 
     /// The value of a check option (false for a name that is not a check).
@@ -235,11 +272,12 @@ impl Options {
             draw_value: self.spin("DrawValue") as Value,
             entering_king_rule: self.entering_king_rule(),
             features: self.features(),
+            ..SearchOptions::default()
         }
     }
 
     fn entering_king_rule(&self) -> EnteringKingRule {
-        let OptionValue::Combo(name) = self.value("EnteringKingRule") else {
+        let &OptionValue::Combo(name) = self.value("EnteringKingRule") else {
             return EnteringKingRule::default();
         };
         ENTERING_KING_RULES
@@ -280,6 +318,9 @@ fn advertise(e: &Entry) -> String {
             format!("option name {} type combo default {default}{vars}", e.name)
         }
         OptionKind::Button => format!("option name {} type button", e.name),
+        OptionKind::Text { default } => {
+            format!("option name {} type string default {default}", e.name)
+        }
     }
 }
 
@@ -287,6 +328,14 @@ fn advertise(e: &Entry) -> String {
 fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, String> {
     if kind == OptionKind::Button {
         return Ok(OptionValue::None);
+    }
+    if let OptionKind::Text { .. } = kind {
+        // A file name may contain spaces; it may not be longer than a path.
+        let text = value.unwrap_or("");
+        if text.len() > 4096 {
+            return Err("text longer than 4096 bytes".to_string());
+        }
+        return Ok(OptionValue::Text(text.to_string()));
     }
     let text = value
         .filter(|v| !v.is_empty())
@@ -307,7 +356,7 @@ fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, Str
             .find(|v| v.eq_ignore_ascii_case(text))
             .map(|v| OptionValue::Combo(v))
             .ok_or_else(|| format!("'{shown}' is not one of {}", vars.join(", "))),
-        OptionKind::Button => Ok(OptionValue::None),
+        OptionKind::Button | OptionKind::Text { .. } => Ok(OptionValue::None),
     }
 }
 

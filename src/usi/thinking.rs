@@ -1,26 +1,41 @@
-//! The search thread: one per `go`, owning the searcher while it thinks and
-//! handing it back when done, so the input loop never waits on a lock.
+//! The search thread: one per `go` (or `perft`, `bench` typed at the
+//! prompt), owning the searcher while it works and handing it back when
+//! done, so the input loop never waits on a lock and `stop`, `ponderhit`
+//! and `quit` are read at once.
 //!
 //! It prints the final `info` lines and exactly one `bestmove` (or, for
-//! `go mate`, one `checkmate`) and then ends.
+//! `go mate`, one `checkmate`), tells the input loop it is done, and ends.
+//! If no thread can be made, the job runs on the input thread instead,
+//! made to end by itself, so that the `go` is still answered.
 
 use super::go::MateLimit;
 use super::mate::solve_mate;
 use super::output::{InfoReporter, Output};
+use super::perft_report_until;
 use crate::movegen::legal_moves;
 use crate::position::Position;
 use crate::search::params::INFINITE;
-use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher};
+use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher, TimeBudget};
 use crate::types::{Move, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 /// Stack of the search thread: the recursive search keeps about 10 KiB per
 /// ply, and the main thread's default stack is too small to be sure.
 const SEARCH_STACK_BYTES: usize = 64 << 20;
 
-/// What one `go` asks of the search thread.
+/// Set in the environment, no search thread is started (as if the system
+/// refused one): a hidden switch for testing the fallback.
+pub const NO_THREAD_ENV: &str = "RYUO_DEBUG_NO_SEARCH_THREAD";
+
+/// What a job run on the input thread may take when nothing else ends it
+/// (`go infinite`, `go ponder`, `go mate infinite`): no `stop` can be read
+/// while it runs.
+const FALLBACK_TIME: Duration = Duration::from_millis(1000);
+
+/// What one `go` (or prompt command) asks of the search thread.
 pub enum Job {
     /// Find the best move and answer `bestmove`.
     BestMove {
@@ -33,61 +48,179 @@ pub enum Job {
     },
     /// Look for a mate and answer `checkmate`.
     Mate(MateLimit),
+    /// `perft <depth>` at the prompt: leaf counts by root move.
+    Perft(u32),
+    /// `bench [depth]` at the prompt, on the engine's searcher.
+    Bench {
+        /// Depth of every search.
+        depth: i32,
+        /// Evaluation and pruning switches as set by the options.
+        options: SearchOptions,
+    },
 }
 
-/// A search thread that may still be thinking.
+impl Job {
+    /// The job made to end by itself, for the input thread: nothing waits
+    /// for `stop` or `ponderhit`, and what nothing else limits gets
+    /// `FALLBACK_TIME`.
+    fn bounded(self) -> Job {
+        match self {
+            Job::BestMove {
+                mut limits,
+                options,
+                resign_value,
+            } => {
+                limits.infinite = false;
+                if limits.time.is_none() && limits.depth.is_none() && limits.nodes.is_none() {
+                    limits.time = Some(TimeBudget {
+                        minimum: Duration::ZERO,
+                        optimum: FALLBACK_TIME,
+                        maximum: FALLBACK_TIME,
+                    });
+                }
+                Job::BestMove {
+                    limits,
+                    options,
+                    resign_value,
+                }
+            }
+            Job::Mate(MateLimit::Infinite) => Job::Mate(MateLimit::Time(FALLBACK_TIME)),
+            other => other,
+        }
+    }
+
+    /// Runs the job; the answer line to print last, if it has one.
+    fn run(
+        self,
+        searcher: &mut Searcher,
+        pos: &Position,
+        control: &Control,
+        out: &Output,
+    ) -> Option<String> {
+        match self {
+            Job::BestMove {
+                limits,
+                options,
+                resign_value,
+            } => Some(best_move(
+                searcher,
+                pos,
+                &limits,
+                &options,
+                control,
+                resign_value,
+                out,
+            )),
+            Job::Mate(limit) => Some(solve_mate(searcher, pos, limit, control).usi_line()),
+            Job::Perft(depth) => {
+                let mut pos = pos.clone();
+                match perft_report_until(&mut pos, depth, control.stop_flag()) {
+                    Some(report) => out.lines(&report),
+                    None => out.info_string(&format!("perft {depth} stopped")),
+                }
+                None
+            }
+            Job::Bench { depth, options } => {
+                let mut w = out.clone();
+                let totals = crate::bench::run_on(searcher, depth, &options, true, &mut w, control);
+                crate::bench::print_totals(&totals, &mut w);
+                if control.is_stopped() {
+                    out.info_string("bench stopped");
+                }
+                None
+            }
+        }
+    }
+}
+
+/// A search thread that may still be working.
 pub struct Thinking {
     /// Shared with the search: `stop`, `ponderhit`.
     pub control: Arc<Control>,
+    /// The position searched (the clock of a `ponderhit` is read for it).
+    pub pos: Position,
     /// Set just before the answer line is printed: from then on the
     /// thread is only returning the searcher.
     answered: Arc<AtomicBool>,
     handle: JoinHandle<Searcher>,
 }
 
+/// How `Thinking::start` ran a job.
+pub enum Started {
+    /// On its own thread, still working.
+    Thread(Box<Thinking>),
+    /// No thread could be made: the job ran on the calling thread, made to
+    /// end by itself, and its answer is printed. The searcher is back.
+    Inline(Box<Searcher>),
+}
+
 impl Thinking {
-    /// Starts `job` on `pos` in a new thread. On failure (no thread could
-    /// be made) the searcher is lost and the error says so.
+    /// Starts `job` on `pos` in a new thread, which calls `done` once its
+    /// answer is printed. If no thread can be made, says so and runs the
+    /// job bounded on this thread.
     pub fn start(
-        mut searcher: Searcher,
+        searcher: Searcher,
         pos: Position,
         job: Job,
-        pondering: bool,
+        control: Arc<Control>,
         out: Output,
-    ) -> Result<Thinking, String> {
-        let control = Arc::new(Control::new(pondering));
+        done: impl FnOnce() + Send + 'static,
+    ) -> Started {
         let answered = Arc::new(AtomicBool::new(false));
-        let (c, a) = (Arc::clone(&control), Arc::clone(&answered));
-        let handle = thread::Builder::new()
-            .name("search".into())
-            .stack_size(SEARCH_STACK_BYTES)
-            .spawn(move || {
-                let answer = match job {
-                    Job::BestMove {
-                        limits,
-                        options,
-                        resign_value,
-                    } => best_move(
-                        &mut searcher,
-                        &pos,
-                        &limits,
-                        &options,
-                        &c,
-                        resign_value,
-                        &out,
-                    ),
-                    Job::Mate(limit) => solve_mate(&mut searcher, &pos, limit, &c).usi_line(),
+        // Everything the thread takes, in a slot the failed spawn leaves
+        // behind: the searcher must survive it.
+        let slot = Arc::new(Mutex::new(Some((searcher, job))));
+        let (c, a, o, p, sl) = (
+            Arc::clone(&control),
+            Arc::clone(&answered),
+            out.clone(),
+            pos.clone(),
+            Arc::clone(&slot),
+        );
+        let work = move || {
+            let taken = sl.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let Some((mut searcher, job)) = taken else {
+                unreachable!("the slot is filled before the thread starts")
+            };
+            let answer = job.run(&mut searcher, &p, &c, &o);
+            a.store(true, Ordering::SeqCst);
+            if let Some(line) = answer {
+                o.line(&line);
+            }
+            done();
+            searcher
+        };
+        let spawned = if std::env::var_os(NO_THREAD_ENV).is_some() {
+            Err(format!("disabled by {NO_THREAD_ENV}"))
+        } else {
+            thread::Builder::new()
+                .name("search".into())
+                .stack_size(SEARCH_STACK_BYTES)
+                .spawn(work)
+                .map_err(|e| e.to_string())
+        };
+        match spawned {
+            Ok(handle) => Started::Thread(Box::new(Thinking {
+                control,
+                pos,
+                answered,
+                handle,
+            })),
+            Err(e) => {
+                out.error(&format!(
+                    "cannot start the search thread ({e}): working on the input thread"
+                ));
+                let taken = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+                let Some((mut searcher, job)) = taken else {
+                    unreachable!("the thread never ran")
                 };
-                a.store(true, Ordering::SeqCst);
-                out.line(&answer);
-                searcher
-            })
-            .map_err(|e| format!("cannot start the search thread: {e}"))?;
-        Ok(Thinking {
-            control,
-            answered,
-            handle,
-        })
+                control.ponderhit();
+                if let Some(line) = job.bounded().run(&mut searcher, &pos, &control, &out) {
+                    out.line(&line);
+                }
+                Started::Inline(Box::new(searcher))
+            }
+        }
     }
 
     /// Whether the answer has been printed (the thread is about to end).

@@ -1,0 +1,49 @@
+//! Tables sized by the user (the hash tables, `USI_Hash`, `MateHash`,
+//! `--hash`) are allocated without aborting: a size that cannot be had is
+//! an error for the caller to report, and the caller keeps the table it
+//! had. Rust's ordinary allocation aborts the process on failure, so a
+//! GUI's typo or a memory limit would otherwise kill the engine.
+
+/// A table of about `mib` MiB of `T::default()` (at least one element), or
+/// an error naming `what` if the memory cannot be had.
+pub fn try_table<T: Default>(mib: usize, what: &str) -> Result<Vec<T>, String> {
+    let refuse = || format!("cannot allocate {mib} MiB for the {what}");
+    let bytes = mib.checked_mul(1 << 20).ok_or_else(refuse)?;
+    if !fits_in_memory(bytes) {
+        return Err(format!("{}: more than the free memory", refuse()));
+    }
+    let count = (bytes / std::mem::size_of::<T>().max(1)).max(1);
+    let mut table = Vec::new();
+    table.try_reserve_exact(count).map_err(|_| refuse())?;
+    table.resize_with(count, T::default);
+    Ok(table)
+}
+
+/// Whether `bytes` fit in the memory still free (Linux; elsewhere assumed
+/// to fit). The kernel may grant more address space than there is memory
+/// and kill the process when the table is filled, so a size the allocator
+/// would accept is refused here first.
+pub fn fits_in_memory(bytes: usize) -> bool {
+    let Ok(meminfo) = std::fs::read_to_string("/proc/meminfo") else {
+        return true;
+    };
+    let available_kib = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse::<u64>().ok());
+    available_kib.is_none_or(|kib| (bytes as u64) / 1024 <= kib)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_that_cannot_be_had_are_errors() {
+        let t: Vec<u64> = try_table(1, "test table").unwrap();
+        assert_eq!(t.len(), (1 << 20) / 8);
+        assert!(try_table::<u64>(usize::MAX / 2, "test table").is_err());
+        assert!(try_table::<u64>(1 << 40, "test table").is_err());
+    }
+}

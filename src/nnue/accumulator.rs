@@ -1,0 +1,216 @@
+//! The hidden layer's pre-activations ("accumulators") of both
+//! perspectives, kept per ply of the position's history and updated from
+//! the previous ply's by the few features a move changes.
+//!
+//! Entries live in a small ring indexed by the history length and are
+//! tagged with the position key they were computed for. An evaluation
+//! looks for its own entry; failing that it walks back a few plies to the
+//! nearest valid ancestor and replays the moves from there; failing that
+//! it recomputes from scratch. Because validity is checked by key, nothing
+//! needs to hook `do_move`/`undo_move`, and a stale entry can never be used
+//! for a position it does not belong to (barring a 64-bit key collision).
+
+use super::features::{active_features, board_feature, hand_feature};
+use super::network::Network;
+use super::{EVAL_SCALE, QA, QB};
+use crate::position::Position;
+use crate::types::{Color, Piece, PieceType, Value};
+use arrayvec::ArrayVec;
+use std::sync::Arc;
+
+/// Ring size: more than the deepest search path, so that the ancestors a
+/// node replays from are never overwritten by its own descendants.
+const RING: usize = 256;
+
+/// Moves replayed at most before a full refresh is cheaper.
+const MAX_REPLAY: usize = 8;
+
+/// Evaluations are clamped to this, well inside the non-mate range.
+pub const MAX_EVAL: Value = 20_000;
+
+/// Rows added and removed by one move in one perspective.
+type Rows = ArrayVec<usize, 2>;
+
+/// Per-thread accumulator store for one network.
+pub struct Accumulators {
+    net: Option<Arc<Network>>,
+    hidden: usize,
+    /// Key of the position each slot was computed for.
+    keys: Vec<u64>,
+    valid: Vec<bool>,
+    /// `RING × 2 perspectives × hidden` pre-activations.
+    values: Vec<i16>,
+}
+
+impl Default for Accumulators {
+    fn default() -> Self {
+        Accumulators::new()
+    }
+}
+
+impl Accumulators {
+    /// An empty store, bound to no network.
+    pub fn new() -> Accumulators {
+        Accumulators {
+            net: None,
+            hidden: 0,
+            keys: vec![0; RING],
+            valid: vec![false; RING],
+            values: Vec::new(),
+        }
+    }
+
+    /// Makes the store serve `net`, dropping what was computed for another
+    /// network. Call before searching (it may allocate).
+    pub fn bind(&mut self, net: &Arc<Network>) {
+        if self.net.as_ref().is_some_and(|n| Arc::ptr_eq(n, net)) {
+            return;
+        }
+        self.net = Some(Arc::clone(net));
+        self.hidden = net.hidden();
+        self.values = vec![0; RING * 2 * self.hidden];
+        self.valid.iter_mut().for_each(|v| *v = false);
+    }
+
+    /// The evaluation of `pos` by `net`, from the side to move's point of
+    /// view, in centipawns.
+    pub fn evaluate(&mut self, net: &Arc<Network>, pos: &Position) -> Value {
+        self.bind(net);
+        let n = pos.state_count() - 1;
+        if !self.is_valid(pos, n) {
+            let lowest = n.saturating_sub(MAX_REPLAY);
+            match (lowest..n).rev().find(|&j| self.is_valid(pos, j)) {
+                Some(base) => (base + 1..=n).for_each(|i| self.replay(net, pos, i)),
+                None => self.refresh(net, pos, n),
+            }
+        }
+        self.output(net, n, pos.side_to_move())
+    }
+
+    fn is_valid(&self, pos: &Position, i: usize) -> bool {
+        let slot = i % RING;
+        self.valid[slot] && self.keys[slot] == pos.state_key(i)
+    }
+
+    /// The accumulator of `perspective` in `slot`.
+    fn range(&self, slot: usize, perspective: Color) -> std::ops::Range<usize> {
+        let start = (slot * 2 + perspective.index()) * self.hidden;
+        start..start + self.hidden
+    }
+
+    /// Computes the accumulators of history state `i` from its features.
+    fn refresh(&mut self, net: &Network, pos: &Position, i: usize) {
+        let slot = i % RING;
+        for p in Color::ALL {
+            let range = self.range(slot, p);
+            let acc = &mut self.values[range];
+            acc.copy_from_slice(&net.ft_bias);
+            for f in active_features(pos, p) {
+                add_row(acc, net.row(f as usize));
+            }
+        }
+        self.keys[slot] = pos.state_key(i);
+        self.valid[slot] = true;
+    }
+
+    /// Computes state `i`'s accumulators from state `i - 1`'s (valid) and
+    /// the move between them.
+    fn replay(&mut self, net: &Network, pos: &Position, i: usize) {
+        let change = pos.state_change(i);
+        let (src, dst) = ((i - 1) % RING, i % RING);
+        for p in Color::ALL {
+            let (added, removed) = if change.mv.is_some() {
+                changed_features(p, &change)
+            } else {
+                (Rows::new(), Rows::new()) // null move: nothing changes
+            };
+            let from = self.range(src, p);
+            let to = self.range(dst, p);
+            self.values.copy_within(from, to.start);
+            let acc = &mut self.values[to];
+            for &f in &added {
+                add_row(acc, net.row(f));
+            }
+            for &f in &removed {
+                sub_row(acc, net.row(f));
+            }
+        }
+        self.keys[dst] = pos.state_key(i);
+        self.valid[dst] = true;
+    }
+
+    /// The output layer on state `i`'s accumulators.
+    fn output(&self, net: &Network, i: usize, stm: Color) -> Value {
+        let h = self.hidden;
+        let slot = i % RING;
+        let us = &self.values[self.range(slot, stm)];
+        let them = &self.values[self.range(slot, !stm)];
+        let sum = dot_crelu(us, &net.out_weights[..h])
+            .wrapping_add(dot_crelu(them, &net.out_weights[h..]))
+            .wrapping_add(net.out_bias);
+        let cp = i64::from(sum) * i64::from(EVAL_SCALE) / i64::from(QA * QB);
+        cp.clamp(-(MAX_EVAL as i64), MAX_EVAL as i64) as Value
+    }
+}
+
+/// The features a move adds and removes, seen from `p`.
+fn changed_features(p: Color, change: &crate::position::StateChange) -> (Rows, Rows) {
+    let mut added = Rows::new();
+    let mut removed = Rows::new();
+    let mover = change.moved.color();
+    let to = change.mv.to();
+    if change.mv.is_drop() {
+        let pt = change.mv.dropped();
+        let slot = change.hand_before.count(pt).saturating_sub(1);
+        removed.push(hand_feature(p, mover, pt, slot));
+        added.push(board_feature(p, change.moved, to));
+    } else {
+        removed.push(board_feature(p, change.moved, change.mv.from()));
+        let after = if change.mv.is_promotion() {
+            Piece::new(mover, change.moved.kind().promote())
+        } else {
+            change.moved
+        };
+        added.push(board_feature(p, after, to));
+        if !change.captured.is_empty() {
+            let base: PieceType = change.captured.kind().unpromote();
+            removed.push(board_feature(p, change.captured, to));
+            added.push(hand_feature(p, mover, base, change.hand_before.count(base)));
+        }
+    }
+    (added, removed)
+}
+
+#[inline(always)]
+fn add_row(acc: &mut [i16], row: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_add(w);
+    }
+}
+
+#[inline(always)]
+fn sub_row(acc: &mut [i16], row: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a = a.wrapping_sub(w);
+    }
+}
+
+/// `Σ clamp(acc, 0, QA) · w` in 32 bits (the trainer bounds the weights so
+/// that it cannot overflow; wrapping keeps a hostile file from panicking).
+#[inline(always)]
+fn dot_crelu(acc: &[i16], weights: &[i16]) -> i32 {
+    acc.iter().zip(weights).fold(0i32, |s, (&a, &w)| {
+        let x = i32::from(a.clamp(0, QA as i16));
+        s.wrapping_add(x * i32::from(w))
+    })
+}
+
+/// The evaluation of `pos` computed from scratch, without any stored
+/// state: the reference the incremental path is tested against.
+pub fn evaluate_from_scratch(net: &Arc<Network>, pos: &Position) -> Value {
+    let mut acc = Accumulators::new();
+    acc.bind(net);
+    let n = pos.state_count() - 1;
+    acc.refresh(net, pos, n);
+    acc.output(net, n, pos.side_to_move())
+}

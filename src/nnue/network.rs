@@ -1,0 +1,279 @@
+//! The network's weights: reading the file format of `nnue/mod.rs`, with
+//! every allocation fallible (a network file names its own size).
+
+use super::features::NUM_FEATURES;
+use super::{FEATURE_SET_ID, FORMAT_VERSION, MAGIC, MAX_HIDDEN};
+use std::fmt;
+
+/// Length of the fixed header.
+const HEADER_BYTES: usize = 24;
+
+/// A quantised network, ready for integer inference.
+#[derive(Clone)]
+pub struct Network {
+    hidden: usize,
+    /// Hidden biases, `QA` scale.
+    pub(crate) ft_bias: Vec<i16>,
+    /// Feature weights, `QA` scale, one row of `hidden` per feature.
+    pub(crate) ft_weights: Vec<i16>,
+    /// Output weights, `QB` scale: side to move's units, then the other's.
+    pub(crate) out_weights: Vec<i16>,
+    /// Output bias, `QA·QB` scale.
+    pub(crate) out_bias: i32,
+}
+
+impl fmt::Debug for Network {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Network {{ hidden: {} }}", self.hidden)
+    }
+}
+
+/// Why a network file was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetworkError {
+    /// The file could not be read.
+    Io(String),
+    /// Not a Ryuo network (bad magic).
+    BadMagic,
+    /// A format version this build cannot read.
+    UnsupportedVersion(u32),
+    /// A feature set this build does not compute.
+    UnsupportedFeatureSet(u32),
+    /// An activation this build does not compute.
+    UnsupportedActivation(u32),
+    /// A hidden width that is zero, not a multiple of 16 or too wide.
+    BadHiddenWidth(u32),
+    /// The file is not exactly as long as its header says.
+    BadLength {
+        /// Length the header implies.
+        expected: usize,
+        /// Length found.
+        found: usize,
+    },
+    /// Memory for the weights could not be had.
+    OutOfMemory,
+}
+
+impl fmt::Display for NetworkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NetworkError::Io(e) => write!(f, "cannot read the network file: {e}"),
+            NetworkError::BadMagic => write!(f, "not a Ryuo network file (bad magic)"),
+            NetworkError::UnsupportedVersion(v) => write!(f, "unsupported format version {v}"),
+            NetworkError::UnsupportedFeatureSet(v) => write!(f, "unsupported feature set {v}"),
+            NetworkError::UnsupportedActivation(v) => write!(f, "unsupported activation {v}"),
+            NetworkError::BadHiddenWidth(h) => write!(
+                f,
+                "hidden width {h} is not a positive multiple of 16 up to {MAX_HIDDEN}"
+            ),
+            NetworkError::BadLength { expected, found } => {
+                write!(f, "file is {found} bytes, the header implies {expected}")
+            }
+            NetworkError::OutOfMemory => write!(f, "not enough memory for the network"),
+        }
+    }
+}
+
+impl std::error::Error for NetworkError {}
+
+/// Little-endian reader over a byte slice whose length was checked first.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn u32(&mut self) -> u32 {
+        let v = u32::from_le_bytes(
+            self.bytes[self.at..self.at + 4]
+                .try_into()
+                .unwrap_or([0; 4]),
+        );
+        self.at += 4;
+        v
+    }
+
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, NetworkError> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(n)
+            .map_err(|_| NetworkError::OutOfMemory)?;
+        let end = self.at + 2 * n;
+        v.extend(
+            self.bytes[self.at..end]
+                .chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]])),
+        );
+        self.at = end;
+        Ok(v)
+    }
+}
+
+impl Network {
+    /// Hidden units per perspective.
+    pub fn hidden(&self) -> usize {
+        self.hidden
+    }
+
+    /// File length implied by a hidden width.
+    pub fn file_len(hidden: usize) -> usize {
+        HEADER_BYTES + 2 * hidden + 2 * hidden * NUM_FEATURES + 4 * hidden + 4
+    }
+
+    /// Reads a network from the bytes of a file.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+            return Err(NetworkError::BadMagic);
+        }
+        let mut r = Reader { bytes, at: 8 };
+        let version = r.u32();
+        if version != FORMAT_VERSION {
+            return Err(NetworkError::UnsupportedVersion(version));
+        }
+        let feature_set = r.u32();
+        if feature_set != FEATURE_SET_ID {
+            return Err(NetworkError::UnsupportedFeatureSet(feature_set));
+        }
+        let hidden_raw = r.u32();
+        let hidden = hidden_raw as usize;
+        if hidden == 0 || !hidden.is_multiple_of(16) || hidden > MAX_HIDDEN {
+            return Err(NetworkError::BadHiddenWidth(hidden_raw));
+        }
+        let activation = r.u32();
+        if activation != 0 {
+            return Err(NetworkError::UnsupportedActivation(activation));
+        }
+        let expected = Network::file_len(hidden);
+        if bytes.len() != expected {
+            return Err(NetworkError::BadLength {
+                expected,
+                found: bytes.len(),
+            });
+        }
+        let ft_bias = r.i16s(hidden)?;
+        let ft_weights = r.i16s(hidden * NUM_FEATURES)?;
+        let out_weights = r.i16s(2 * hidden)?;
+        let out_bias = r.u32() as i32;
+        Ok(Network {
+            hidden,
+            ft_bias,
+            ft_weights,
+            out_weights,
+            out_bias,
+        })
+    }
+
+    /// Reads a network file.
+    pub fn load(path: &std::path::Path) -> Result<Network, NetworkError> {
+        let bytes = read_file_fallibly(path)?;
+        Network::from_bytes(&bytes)
+    }
+
+    /// The file bytes of this network (the inverse of `from_bytes`).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(Network::file_len(self.hidden));
+        out.extend_from_slice(MAGIC);
+        for v in [FORMAT_VERSION, FEATURE_SET_ID, self.hidden as u32, 0] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for w in self
+            .ft_bias
+            .iter()
+            .chain(&self.ft_weights)
+            .chain(&self.out_weights)
+        {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.out_bias.to_le_bytes());
+        out
+    }
+
+    /// A network with weights drawn from `rng` (for tests of the
+    /// inference code, which must agree with itself whatever the weights).
+    pub fn random(hidden: usize, rng: &mut impl rand::Rng) -> Network {
+        let mut ints = |n: usize, lim: i16| (0..n).map(|_| rng.gen_range(-lim..=lim)).collect();
+        Network {
+            hidden,
+            ft_bias: ints(hidden, 100),
+            ft_weights: ints(hidden * NUM_FEATURES, 60),
+            out_weights: ints(2 * hidden, 100),
+            out_bias: 1234,
+        }
+    }
+
+    /// The row of feature weights of `feature`.
+    #[inline(always)]
+    pub(crate) fn row(&self, feature: usize) -> &[i16] {
+        &self.ft_weights[feature * self.hidden..(feature + 1) * self.hidden]
+    }
+}
+
+/// Reads a whole file, refusing sizes that cannot be a network and failing
+/// softly when memory is short.
+fn read_file_fallibly(path: &std::path::Path) -> Result<Vec<u8>, NetworkError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| NetworkError::Io(e.to_string());
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let max = Network::file_len(MAX_HIDDEN) as u64;
+    if len > max {
+        return Err(NetworkError::BadLength {
+            expected: max as usize,
+            found: len as usize,
+        });
+    }
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(len as usize)
+        .map_err(|_| NetworkError::OutOfMemory)?;
+    file.read_to_end(&mut bytes).map_err(io)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn bytes_round_trip() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let net = Network::random(32, &mut rng);
+        let bytes = net.to_bytes();
+        assert_eq!(bytes.len(), Network::file_len(32));
+        let back = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(back.ft_weights, net.ft_weights);
+        assert_eq!(back.out_weights, net.out_weights);
+        assert_eq!(back.out_bias, net.out_bias);
+    }
+
+    #[test]
+    fn bad_files_are_refused() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let bytes = Network::random(16, &mut rng).to_bytes();
+        assert_eq!(
+            Network::from_bytes(b"short").err(),
+            Some(NetworkError::BadMagic)
+        );
+        let mut b = bytes.clone();
+        b[8] = 9;
+        assert_eq!(
+            Network::from_bytes(&b).err(),
+            Some(NetworkError::UnsupportedVersion(9))
+        );
+        let mut b = bytes.clone();
+        b[16] = 17;
+        assert!(matches!(
+            Network::from_bytes(&b),
+            Err(NetworkError::BadHiddenWidth(17))
+        ));
+        let b = &bytes[..bytes.len() - 1];
+        assert!(matches!(
+            Network::from_bytes(b),
+            Err(NetworkError::BadLength { .. })
+        ));
+        assert!(matches!(
+            Network::load(std::path::Path::new("/no/such/file.nnue")),
+            Err(NetworkError::Io(_))
+        ));
+    }
+}

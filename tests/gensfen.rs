@@ -1,0 +1,126 @@
+//! Self-play training data: the committed sample reads back as legal
+//! records, and a small run is deterministic and keeps only what it should.
+
+use ryuo::learn::gensfen::{self, GensfenConfig};
+use ryuo::learn::{read_records, PackedSfenValue, PsvWriter};
+use ryuo::movegen::legal_moves;
+use ryuo::position::Position;
+use std::process::Command;
+
+/// Checks what every gensfen record must satisfy: the position unpacks, is
+/// not in check, the move is legal and not a capture, score and result in
+/// range, ply after the shortest random opening.
+fn check_record(i: usize, r: &PackedSfenValue, eval_limit: i16, random_min: u16) {
+    let pos = r.position().unwrap_or_else(|e| panic!("record {i}: {e}"));
+    let mv = r.best_move();
+    assert!(legal_moves(&pos).contains(&mv), "record {i}: {mv} illegal");
+    assert!(!pos.in_check(), "record {i}: in check");
+    assert!(!pos.is_capture(mv), "record {i}: capture {mv}");
+    assert!((-1..=1).contains(&r.game_result), "record {i}");
+    assert!(r.score.abs() <= eval_limit, "record {i}: score {}", r.score);
+    assert!(r.game_ply > random_min, "record {i}: ply {}", r.game_ply);
+}
+
+/// `tests/data/sample.psv` (5,000 records, 200,000 bytes) was made with
+///
+/// ```text
+/// target/release/ryuo gensfen --count 5000 --nodes 5000 --threads 1 --seed 1 \
+///     --out tests/data/sample.psv
+/// ```
+///
+/// (defaults: random plies 8..16, eval limit 3000, max ply 320), a fixture
+/// for trainer tests.
+#[test]
+fn sample_records_are_legal() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.psv");
+    let records = read_records(path).unwrap();
+    assert_eq!(records.len(), 5000);
+    for (i, r) in records.iter().enumerate() {
+        check_record(i, r, 3000, 8);
+    }
+    // Both results occur, and draws are a minority.
+    let wins = records.iter().filter(|r| r.game_result == 1).count();
+    let losses = records.iter().filter(|r| r.game_result == -1).count();
+    assert!(wins > 1000 && losses > 1000, "{wins} {losses}");
+}
+
+fn generate(config: &GensfenConfig) -> Vec<u8> {
+    let mut w = PsvWriter::new(Vec::new());
+    let stats = gensfen::run(config, &mut w, &mut std::io::sink()).unwrap();
+    assert_eq!(stats.positions, config.count);
+    assert_eq!(stats.ends.iter().sum::<u64>(), stats.games);
+    w.finish().unwrap()
+}
+
+#[test]
+fn one_thread_is_deterministic() {
+    let config = GensfenConfig {
+        count: 120,
+        nodes: Some(800),
+        seed: 42,
+        random_min: 4,
+        random_max: 6,
+        eval_limit: 1000,
+        ..GensfenConfig::default()
+    };
+    let a = generate(&config);
+    assert_eq!(a.len(), 120 * PackedSfenValue::SIZE);
+    assert_eq!(a, generate(&config));
+    for (i, chunk) in a.chunks_exact(PackedSfenValue::SIZE).enumerate() {
+        let r = PackedSfenValue::from_bytes(chunk.try_into().unwrap());
+        check_record(i, &r, 1000, 4);
+    }
+    let other = generate(&GensfenConfig { seed: 43, ..config });
+    assert_ne!(a, other);
+}
+
+#[test]
+fn two_threads_write_the_count() {
+    let config = GensfenConfig {
+        count: 60,
+        depth: Some(2),
+        threads: 2,
+        ..GensfenConfig::default()
+    };
+    let a = generate(&config);
+    assert_eq!(a.len(), 60 * PackedSfenValue::SIZE);
+}
+
+#[test]
+fn psv_dump_prints_records_and_refuses_truncation() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.psv");
+    let exe = env!("CARGO_BIN_EXE_ryuo");
+    let out = Command::new(exe)
+        .args(["psv-dump", sample, "--limit", "3"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let records = read_records(sample).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    for (line, r) in text.lines().zip(&records) {
+        let f: Vec<&str> = line.split('\t').collect();
+        assert_eq!(f.len(), 5, "{line}");
+        let pos = Position::from_sfen(f[0]).unwrap();
+        assert_eq!(pos.parse_usi_move(f[1]), Some(r.best_move()));
+        assert_eq!(
+            f[2..],
+            [r.score, r.game_ply as i16, r.game_result as i16].map(|v| v.to_string())
+        );
+    }
+
+    let dir = std::env::temp_dir().join(format!("ryuo-dump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.psv");
+    let bytes = std::fs::read(sample).unwrap();
+    std::fs::write(&cut, &bytes[..2 * PackedSfenValue::SIZE + 7]).unwrap();
+    let out = Command::new(exe)
+        .arg("psv-dump")
+        .arg(&cut)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("truncated"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

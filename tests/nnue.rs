@@ -1,0 +1,95 @@
+//! The network evaluation: the incremental accumulators must agree with a
+//! from-scratch computation on every position a search can reach, through
+//! captures, promotions, drops, null moves and take-backs.
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use ryuo::movegen::legal_moves;
+use ryuo::nnue::{evaluate_from_scratch, Accumulators, Network};
+use ryuo::position::Position;
+use std::sync::Arc;
+
+/// Random walk with take-backs, like a search visiting a tree: compares the
+/// incremental evaluation with the reference at every node.
+#[test]
+fn incremental_evaluation_matches_refresh() {
+    let mut rng = StdRng::seed_from_u64(2024);
+    let net = Arc::new(Network::random(32, &mut rng));
+    let mut acc = Accumulators::new();
+    let mut checked = 0;
+    for _game in 0..20 {
+        let mut pos = Position::startpos();
+        let mut path = Vec::new();
+        for _step in 0..400 {
+            let moves = legal_moves(&pos);
+            let roll = rng.gen_range(0..10);
+            if (roll < 2 && !path.is_empty()) || moves.is_empty() {
+                match path.pop() {
+                    Some(Some(m)) => pos.undo_move(m),
+                    Some(None) => pos.undo_null_move(),
+                    None => break,
+                }
+            } else if roll == 2 && !pos.in_check() {
+                pos.do_null_move();
+                path.push(None);
+            } else {
+                // Prefer captures and drops so that hands fill and empty.
+                let m = *moves
+                    .iter()
+                    .filter(|&&m| pos.is_capture(m) || m.is_drop())
+                    .collect::<Vec<_>>()
+                    .choose(&mut rng)
+                    .filter(|_| rng.gen_bool(0.7))
+                    .copied()
+                    .unwrap_or_else(|| moves.choose(&mut rng).unwrap());
+                pos.do_move(m);
+                path.push(Some(m));
+            }
+            let fast = acc.evaluate(&net, &pos);
+            let slow = evaluate_from_scratch(&net, &pos);
+            assert_eq!(fast, slow, "{}", pos.to_sfen());
+            checked += 1;
+        }
+    }
+    assert!(checked > 5000);
+}
+
+/// A colour-flipped position is the same position for the network: the
+/// side to move's score is identical.
+#[test]
+fn evaluation_is_colour_symmetric() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let net = Arc::new(Network::random(32, &mut rng));
+    let mut pos = Position::startpos();
+    for _ in 0..120 {
+        let moves = legal_moves(&pos);
+        let Some(&m) = moves.choose(&mut rng) else {
+            break;
+        };
+        pos.do_move(m);
+        let flipped = pos.flipped();
+        assert_eq!(
+            evaluate_from_scratch(&net, &pos),
+            evaluate_from_scratch(&net, &flipped),
+            "{}",
+            pos.to_sfen()
+        );
+    }
+}
+
+/// A fresh store and a store that already served other positions (or
+/// another network) give the same answers.
+#[test]
+fn switching_networks_drops_old_accumulators() {
+    let mut rng = StdRng::seed_from_u64(9);
+    let a = Arc::new(Network::random(32, &mut rng));
+    let b = Arc::new(Network::random(48, &mut rng));
+    let pos = Position::startpos();
+    let mut acc = Accumulators::new();
+    let va = acc.evaluate(&a, &pos);
+    let vb = acc.evaluate(&b, &pos);
+    assert_eq!(va, evaluate_from_scratch(&a, &pos));
+    assert_eq!(vb, evaluate_from_scratch(&b, &pos));
+    assert_eq!(acc.evaluate(&a, &pos), va);
+}
