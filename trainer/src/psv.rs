@@ -5,6 +5,7 @@
 //! memory in raw form still load into a compact `Dataset`.
 
 use crate::dataset::Dataset;
+use ryuo::learn::PackedSfenValue;
 use ryuo::position::Position;
 use std::fs::File;
 use std::io::{BufReader, Read};
@@ -19,14 +20,13 @@ const CHUNK_RECORDS: usize = 1 << 16;
 /// A decoded record: position, score, move, game ply, result.
 pub type Record = (Position, i16, u16, u16, i8);
 
-/// Decodes one `PackedSfenValue` record.
-///
-/// **MERGE POINT**: this is the only place that knows the PackedSfen
-/// encoding. When `ryuo::learn::packed` (branch `gensfen`) is merged, make
-/// this function forward to it; nothing else in the trainer changes.
+/// Decodes one `PackedSfenValue` record with the engine's codec
+/// (`ryuo::learn::packed`, written by `ryuo gensfen`); a record whose
+/// position does not decode is an error (the loader skips and counts it).
 pub fn decode_record(bytes: &[u8; RECORD_BYTES]) -> Result<Record, String> {
-    let _ = bytes;
-    Err("PackedSfen decoding is not on this branch yet (ryuo::learn::packed)".to_string())
+    let r = PackedSfenValue::from_bytes(bytes);
+    let pos = r.position().map_err(|e| e.to_string())?;
+    Ok((pos, r.score, r.mv, r.game_ply, r.game_result))
 }
 
 /// What to do with each decoded record.
@@ -224,24 +224,29 @@ mod tests {
     }
 
     #[test]
-    fn load_file_checks_size_and_reports_the_decoder() {
+    fn load_file_checks_the_size() {
         let dir = std::env::temp_dir();
         let path = dir.join(format!("ryuo-train-psv-{}.psv", std::process::id()));
         let (opts, mut d, mut st) = (LoadOptions::default(), Dataset::new(), LoadStats::default());
         std::fs::write(&path, [0u8; RECORD_BYTES + 1]).unwrap();
         let e = load_file(&path, &opts, &mut d, &mut st).unwrap_err();
         assert!(e.contains("not a multiple"), "{e}");
-        std::fs::write(&path, [0u8; 2 * RECORD_BYTES]).unwrap();
-        let e = load_file(&path, &opts, &mut d, &mut st).unwrap_err();
-        assert!(e.contains("ryuo::learn::packed"), "{e}");
         std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
-    fn decoder_placeholder_reports_why() {
-        match decode_record(&[0; RECORD_BYTES]) {
-            Err(e) => assert!(e.contains("ryuo::learn::packed")),
-            Ok(_) => panic!("the placeholder decoded a record"),
+    fn decode_record_reads_what_the_engine_packs() {
+        use ryuo::learn::PackedSfenValue;
+        let mut pos = Position::startpos();
+        for _ in 0..7 {
+            let m = legal_moves(&pos)[3];
+            pos.do_move(m);
         }
+        let mv = legal_moves(&pos)[0];
+        let bytes = PackedSfenValue::new(&pos, -321, mv, -1).unwrap().to_bytes();
+        let (back, score, m, ply, result) = decode_record(&bytes).unwrap();
+        assert_eq!(back.to_sfen(), pos.to_sfen());
+        assert_eq!((score, m, ply, result), (-321, mv.raw(), 8, -1));
+        assert!(decode_record(&[0xff; RECORD_BYTES]).is_err());
     }
 }

@@ -5,13 +5,9 @@
 use crate::dataset::Dataset;
 use crate::network::{out_quant_limit, Network, FT_QUANT_LIMIT, OUT_BIAS_QUANT_LIMIT};
 use ryuo::nnue::features::{active_features, NUM_FEATURES};
-use ryuo::nnue::{EVAL_SCALE, FEATURE_SET_ID, FORMAT_VERSION, MAGIC, MAX_HIDDEN, QA, QB};
+use ryuo::nnue::{EVAL_SCALE, FEATURE_SET_ID, FORMAT_VERSION, MAGIC, MAX_EVAL, MAX_HIDDEN, QA, QB};
 use ryuo::position::Position;
 use std::io::{Read, Write};
-
-/// The engine clamps evaluations to this (`nnue::accumulator::MAX_EVAL` on
-/// main).
-pub const MAX_EVAL: i32 = 20_000;
 
 /// Activation code of the clipped ReLU.
 const ACTIVATION_CRELU: u32 = 0;

@@ -157,6 +157,24 @@ fn quantised_evaluation_tracks_the_float_one() {
 }
 
 #[test]
+fn engine_reads_the_file_and_evaluates_like_the_trainer() {
+    let data = random_play(2000, 8);
+    let (state, _) = run(&data, 32, &config(2, 2));
+    let q = QuantisedNet::from_float(&state.net);
+    let mut bytes = Vec::new();
+    q.write(&mut bytes).unwrap();
+    let engine = std::sync::Arc::new(ryuo::nnue::Network::from_bytes(&bytes).unwrap());
+    for pos in test_positions(500) {
+        assert_eq!(
+            ryuo::nnue::evaluate_from_scratch(&engine, &pos),
+            q.evaluate(&pos),
+            "{}",
+            pos.to_sfen()
+        );
+    }
+}
+
+#[test]
 fn gradient_matches_finite_differences() {
     let data = random_play(6, 5);
     let indices: Vec<u32> = (0..data.len() as u32).collect();
@@ -215,4 +233,24 @@ fn gradient_matches_finite_differences() {
             );
         }
     }
+}
+
+#[test]
+fn trains_on_the_committed_gensfen_sample() {
+    use ryuo_train::psv::{load_file, LoadOptions, LoadStats};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/sample.psv");
+    let opts = LoadOptions {
+        threads: 2,
+        ..LoadOptions::default()
+    };
+    let (mut data, mut stats) = (Dataset::new(), LoadStats::default());
+    load_file(&path, &opts, &mut data, &mut stats).unwrap();
+    assert_eq!(stats, LoadStats { kept: 5000, bad: 0 });
+    let raw = std::fs::read(&path).unwrap();
+    let first = ryuo::learn::PackedSfenValue::from_bytes(raw[..40].try_into().unwrap());
+    assert_eq!(data.get(0).score, first.score);
+    assert_eq!(data.get(0).result, first.game_result);
+    let (_, reports) = run(&data, 32, &config(4, 2));
+    let val: Vec<f64> = reports.iter().map(|r| r.val_loss.unwrap()).collect();
+    assert!(val[3] < val[0], "validation loss {val:?}");
 }
