@@ -114,7 +114,7 @@ impl Accumulators {
     }
 
     /// Computes state `i`'s accumulators from state `i - 1`'s (valid) and
-    /// the move between them.
+    /// the move between them, in one pass per perspective.
     fn replay(&mut self, net: &Network, pos: &Position, i: usize) {
         let change = pos.state_change(i);
         let (src, dst) = ((i - 1) % RING, i % RING);
@@ -124,15 +124,31 @@ impl Accumulators {
             } else {
                 (Rows::new(), Rows::new()) // null move: nothing changes
             };
-            let from = self.range(src, p);
-            let to = self.range(dst, p);
-            self.values.copy_within(from, to.start);
-            let acc = &mut self.values[to];
-            for &f in &added {
-                add_row(acc, net.row(f));
-            }
-            for &f in &removed {
-                sub_row(acc, net.row(f));
+            let (from, to) = (self.range(src, p), self.range(dst, p));
+            let (input, output) = if from.start < to.start {
+                let (a, b) = self.values.split_at_mut(to.start);
+                (&a[from], &mut b[..self.hidden])
+            } else {
+                let (a, b) = self.values.split_at_mut(from.start);
+                (&b[..self.hidden], &mut a[to])
+            };
+            match (added.as_slice(), removed.as_slice()) {
+                (&[a], &[r]) => update_1_1(output, input, net.row(a), net.row(r)),
+                (&[a1, a2], &[r1, r2]) => update_2_2(
+                    output,
+                    input,
+                    [net.row(a1), net.row(a2)],
+                    [net.row(r1), net.row(r2)],
+                ),
+                _ => {
+                    output.copy_from_slice(input);
+                    for &f in &added {
+                        add_row(output, net.row(f));
+                    }
+                    for &f in &removed {
+                        sub_row(output, net.row(f));
+                    }
+                }
             }
         }
         self.keys[dst] = pos.state_key(i);
@@ -195,14 +211,58 @@ fn sub_row(acc: &mut [i16], row: &[i16]) {
     }
 }
 
+/// Lanes of the vectorised loops: hidden widths are multiples of 16, and
+/// fixed-size chunks let the compiler use full SIMD registers.
+const LANES: usize = 16;
+
+/// `out = input + add - sub` (a quiet move: one feature off, one on).
+#[inline(always)]
+fn update_1_1(out: &mut [i16], input: &[i16], add: &[i16], sub: &[i16]) {
+    for (((o, i), a), s) in out
+        .chunks_exact_mut(LANES)
+        .zip(input.chunks_exact(LANES))
+        .zip(add.chunks_exact(LANES))
+        .zip(sub.chunks_exact(LANES))
+    {
+        for k in 0..LANES {
+            o[k] = i[k].wrapping_add(a[k]).wrapping_sub(s[k]);
+        }
+    }
+}
+
+/// `out = input + add[0] + add[1] - sub[0] - sub[1]` (a capture).
+#[inline(always)]
+fn update_2_2(out: &mut [i16], input: &[i16], add: [&[i16]; 2], sub: [&[i16]; 2]) {
+    for (j, (o, i)) in out
+        .chunks_exact_mut(LANES)
+        .zip(input.chunks_exact(LANES))
+        .enumerate()
+    {
+        let r = j * LANES..(j + 1) * LANES;
+        let (a0, a1) = (&add[0][r.clone()], &add[1][r.clone()]);
+        let (s0, s1) = (&sub[0][r.clone()], &sub[1][r]);
+        for k in 0..LANES {
+            o[k] = i[k]
+                .wrapping_add(a0[k])
+                .wrapping_add(a1[k])
+                .wrapping_sub(s0[k])
+                .wrapping_sub(s1[k]);
+        }
+    }
+}
+
 /// `Σ clamp(acc, 0, QA) · w` in 32 bits (the trainer bounds the weights so
 /// that it cannot overflow; wrapping keeps a hostile file from panicking).
 #[inline(always)]
 fn dot_crelu(acc: &[i16], weights: &[i16]) -> i32 {
-    acc.iter().zip(weights).fold(0i32, |s, (&a, &w)| {
-        let x = i32::from(a.clamp(0, QA as i16));
-        s.wrapping_add(x * i32::from(w))
-    })
+    let mut sums = [0i32; LANES];
+    for (a, w) in acc.chunks_exact(LANES).zip(weights.chunks_exact(LANES)) {
+        for k in 0..LANES {
+            let x = i32::from(a[k].clamp(0, QA as i16));
+            sums[k] = sums[k].wrapping_add(x * i32::from(w[k]));
+        }
+    }
+    sums.iter().fold(0i32, |s, &x| s.wrapping_add(x))
 }
 
 /// The evaluation of `pos` computed from scratch, without any stored

@@ -1,0 +1,140 @@
+//! Training samples held compactly in memory.
+//!
+//! A sample is a position reduced to what the trainer needs: the active
+//! features from the side to move's perspective and from the other's, the
+//! score (side to move's view, centipawns) and the game result (side to
+//! move's view: 1 win, 0 draw, −1 loss). Feature lists live in one flat
+//! `u16` vector; both perspectives of a position have the same number of
+//! features (every piece is one feature in each), so a sample is
+//! `features[offsets[i]..offsets[i + 1]]`, the first half for the side to
+//! move. A full position costs 2 · 40 · 2 + 8 + 3 = 171 bytes: ten million
+//! positions take 1.7 GB.
+
+use ryuo::nnue::features::active_features;
+use ryuo::position::Position;
+
+/// An in-memory set of training samples.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dataset {
+    features: Vec<u16>,
+    offsets: Vec<u64>,
+    scores: Vec<i16>,
+    results: Vec<i8>,
+}
+
+/// One sample, borrowed from a `Dataset`.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample<'a> {
+    /// Active features of the side to move.
+    pub stm: &'a [u16],
+    /// Active features of the other side.
+    pub other: &'a [u16],
+    /// Score from the side to move's view, centipawns.
+    pub score: i16,
+    /// Game result from the side to move's view: 1, 0 or −1.
+    pub result: i8,
+}
+
+impl Dataset {
+    /// An empty dataset.
+    pub fn new() -> Dataset {
+        Dataset {
+            offsets: vec![0],
+            ..Dataset::default()
+        }
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.scores.len()
+    }
+
+    /// Whether there is no sample.
+    pub fn is_empty(&self) -> bool {
+        self.scores.is_empty()
+    }
+
+    /// Sample `i`.
+    pub fn get(&self, i: usize) -> Sample<'_> {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        let mid = a + (b - a) / 2;
+        Sample {
+            stm: &self.features[a..mid],
+            other: &self.features[mid..b],
+            score: self.scores[i],
+            result: self.results[i],
+        }
+    }
+
+    /// Adds a sample from its feature lists (which must have equal lengths).
+    pub fn push_features(&mut self, stm: &[u16], other: &[u16], score: i16, result: i8) {
+        assert_eq!(stm.len(), other.len(), "perspectives differ in length");
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.features.extend_from_slice(stm);
+        self.features.extend_from_slice(other);
+        self.offsets.push(self.features.len() as u64);
+        self.scores.push(score);
+        self.results.push(result.clamp(-1, 1));
+    }
+
+    /// Adds `pos` labelled with `score` and `result` (side to move's view).
+    /// This is the one entry point every loader goes through.
+    pub fn push_position(&mut self, pos: &Position, score: i16, result: i8) {
+        let stm = pos.side_to_move();
+        let us = active_features(pos, stm);
+        let them = active_features(pos, !stm);
+        self.push_features(&us, &them, score, result);
+    }
+
+    /// Appends every sample of `other`, in order.
+    pub fn append(&mut self, other: &Dataset) {
+        for i in 0..other.len() {
+            let s = other.get(i);
+            self.push_features(s.stm, s.other, s.score, s.result);
+        }
+    }
+
+    /// Makes room for `samples` more positions of 40 pieces, so that a
+    /// large file loads without the vectors doubling past what it needs.
+    pub fn reserve(&mut self, samples: usize) {
+        self.features.reserve(samples * 80);
+        self.offsets.reserve(samples);
+        self.scores.reserve(samples);
+        self.results.reserve(samples);
+    }
+
+    /// Bytes held (capacity aside).
+    pub fn memory_bytes(&self) -> usize {
+        self.features.len() * 2 + self.offsets.len() * 8 + self.len() * 3
+    }
+
+    /// Releases spare capacity after loading.
+    pub fn shrink_to_fit(&mut self) {
+        self.features.shrink_to_fit();
+        self.offsets.shrink_to_fit();
+        self.scores.shrink_to_fit();
+        self.results.shrink_to_fit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ryuo::types::Color;
+
+    #[test]
+    fn stores_both_perspectives_of_a_position() {
+        let pos = Position::startpos();
+        let mut d = Dataset::new();
+        d.push_position(&pos, 35, 1);
+        d.push_position(&pos, -12, -1);
+        assert_eq!(d.len(), 2);
+        let s = d.get(1);
+        assert_eq!(s.stm, &active_features(&pos, Color::Black)[..]);
+        assert_eq!(s.other, &active_features(&pos, Color::White)[..]);
+        assert_eq!((s.score, s.result), (-12, -1));
+        assert_eq!(d.memory_bytes(), 2 * 160 + 3 * 8 + 2 * 3);
+    }
+}

@@ -1,0 +1,240 @@
+//! The float network being trained, with every parameter in one flat
+//! vector so that gradients, Adam moments and clipping all share one layout.
+//!
+//! Layout of `params` (H = hidden width, N = `NUM_FEATURES`):
+//! | range | content |
+//! | --- | --- |
+//! | `[0, H)` | hidden biases `b` |
+//! | `[H, H + N·H)` | feature weights `W`, row `f` at `H + f·H` |
+//! | `[H + N·H, H + N·H + 2H)` | output weights: side to move's, then the other's |
+//! | last | output bias |
+//!
+//! The model: `acc_p = b + Σ_{f active in p} W[f]`, `h_p = clamp(acc_p, 0, 1)`,
+//! `y = out_bias + w_out[..H]·h_stm + w_out[H..]·h_other`; `y` is a
+//! win-probability logit and `y · EVAL_SCALE` the evaluation in centipawns.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use ryuo::nnue::features::{active_features, MAX_ACTIVE, NUM_FEATURES};
+use ryuo::nnue::{EVAL_SCALE, QA, QB};
+use ryuo::position::Position;
+
+/// Largest quantised feature weight or hidden bias. An accumulator sums the
+/// bias and at most `MAX_ACTIVE` (64) rows in `i16`: `65 · 504 = 32760 ≤
+/// 32767`, so no position the engine accepts can overflow it (a normal
+/// position has 40 active features, leaving a wide margin).
+pub const FT_QUANT_LIMIT: i32 = i16::MAX as i32 / (MAX_ACTIVE as i32 + 1);
+
+/// Float bound of feature weights and hidden biases: `504 / 255 ≈ 1.976`.
+pub const FT_LIMIT: f32 = FT_QUANT_LIMIT as f32 / QA as f32;
+
+/// Largest quantised output weight for hidden width `hidden`: it must fit an
+/// `i16`, and the engine's `i32` output sum `Σ_{2H} 255 · w` must stay
+/// within 2^30 so that the output bias (also bounded by 2^30) cannot
+/// overflow it either. For H = 256 that is 8224 (128.5 in float).
+pub fn out_quant_limit(hidden: usize) -> i32 {
+    let by_sum = ((1i64 << 30) - 1) / (2 * hidden as i64 * QA as i64);
+    by_sum.min(i16::MAX as i64) as i32
+}
+
+/// Largest quantised output bias (`QA·QB` scale): 2^30 − 1.
+pub const OUT_BIAS_QUANT_LIMIT: i32 = (1 << 30) - 1;
+
+/// Hidden units accumulated together (see `Network::accumulate`).
+const TILE: usize = 32;
+
+/// The float network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+    /// Hidden width `H`.
+    pub hidden: usize,
+    /// Every parameter, in the layout of the module documentation.
+    pub params: Vec<f32>,
+}
+
+/// Ranges of the parameter groups within the flat vector.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// Hidden width.
+    pub hidden: usize,
+}
+
+impl Layout {
+    /// Start of the hidden biases.
+    pub const fn ft_bias(self) -> usize {
+        0
+    }
+    /// Start of the feature weights.
+    pub const fn ft_weights(self) -> usize {
+        self.hidden
+    }
+    /// Start of the output weights.
+    pub const fn out_weights(self) -> usize {
+        self.hidden + NUM_FEATURES * self.hidden
+    }
+    /// Index of the output bias.
+    pub const fn out_bias(self) -> usize {
+        self.out_weights() + 2 * self.hidden
+    }
+    /// Number of parameters.
+    pub const fn len(self) -> usize {
+        self.out_bias() + 1
+    }
+    /// Whether the layout holds no parameter (never: there is an output bias).
+    pub const fn is_empty(self) -> bool {
+        false
+    }
+    /// The clipping bound of parameter `i` (the quantised file must hold it).
+    pub fn limit(self, i: usize) -> f32 {
+        if i < self.out_weights() {
+            FT_LIMIT
+        } else if i < self.out_bias() {
+            out_quant_limit(self.hidden) as f32 / QB as f32
+        } else {
+            OUT_BIAS_QUANT_LIMIT as f32 / (QA * QB) as f32
+        }
+    }
+}
+
+impl Network {
+    /// A network initialised deterministically from `seed`: hidden biases
+    /// 0.5 (the middle of the clipped ReLU, so every unit starts with a
+    /// gradient), feature weights uniform in ±0.1 (40 of them sum to a
+    /// spread of about ±0.4), output weights uniform in ±1/√(2H), output
+    /// bias 0.
+    pub fn new(hidden: usize, seed: u64) -> Network {
+        assert!(hidden > 0, "hidden width must be positive");
+        let layout = Layout { hidden };
+        let mut rng = StdRng::seed_from_u64(seed);
+        let mut params = vec![0.0f32; layout.len()];
+        params[..hidden].fill(0.5);
+        for w in &mut params[layout.ft_weights()..layout.out_weights()] {
+            *w = rng.gen_range(-0.1..0.1);
+        }
+        let a = 1.0 / ((2 * hidden) as f32).sqrt();
+        for w in &mut params[layout.out_weights()..layout.out_bias()] {
+            *w = rng.gen_range(-a..a);
+        }
+        Network { hidden, params }
+    }
+
+    /// The parameter layout.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            hidden: self.hidden,
+        }
+    }
+
+    /// Hidden biases.
+    pub fn ft_bias(&self) -> &[f32] {
+        &self.params[..self.hidden]
+    }
+
+    /// Row of feature `f`.
+    pub fn row(&self, f: usize) -> &[f32] {
+        let start = self.layout().ft_weights() + f * self.hidden;
+        &self.params[start..start + self.hidden]
+    }
+
+    /// Output weights, side to move's units then the other's.
+    pub fn out_weights(&self) -> &[f32] {
+        let l = self.layout();
+        &self.params[l.out_weights()..l.out_bias()]
+    }
+
+    /// Output bias.
+    pub fn out_bias(&self) -> f32 {
+        self.params[self.layout().out_bias()]
+    }
+
+    /// Pre-activation of one perspective: bias plus the active rows.
+    ///
+    /// Works in tiles of `TILE` units so that a tile of the accumulator
+    /// stays in registers while every active row is added to it; each
+    /// unit still sums bias then rows in feature order.
+    pub fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
+        let h = self.hidden;
+        let rows = &self.params[self.layout().ft_weights()..self.layout().out_weights()];
+        let mut start = 0;
+        while start + TILE <= h {
+            let mut tile: [f32; TILE] = self.ft_bias()[start..start + TILE].try_into().unwrap();
+            for &f in features {
+                let at = f as usize * h + start;
+                let row: &[f32; TILE] = rows[at..at + TILE].try_into().unwrap();
+                for (t, w) in tile.iter_mut().zip(row) {
+                    *t += w;
+                }
+            }
+            acc[start..start + TILE].copy_from_slice(&tile);
+            start += TILE;
+        }
+        if start < h {
+            acc[start..].copy_from_slice(&self.ft_bias()[start..]);
+            for &f in features {
+                let at = f as usize * h;
+                for (a, w) in acc[start..].iter_mut().zip(&rows[at + start..at + h]) {
+                    *a += w;
+                }
+            }
+        }
+    }
+
+    /// The logit `y` for the given active features of the side to move and
+    /// of the other side.
+    pub fn forward(&self, stm: &[u16], other: &[u16]) -> f32 {
+        let h = self.hidden;
+        let mut acc = vec![0.0f32; h];
+        let w = self.out_weights();
+        let mut y = self.out_bias();
+        for (half, features) in [stm, other].into_iter().enumerate() {
+            self.accumulate(features, &mut acc);
+            let ws = &w[half * h..(half + 1) * h];
+            y += acc
+                .iter()
+                .zip(ws)
+                .map(|(a, w)| a.clamp(0.0, 1.0) * w)
+                .sum::<f32>();
+        }
+        y
+    }
+
+    /// The float evaluation of `pos` in centipawns, side to move's view.
+    pub fn evaluate(&self, pos: &Position) -> f32 {
+        let stm = pos.side_to_move();
+        let us = active_features(pos, stm);
+        let them = active_features(pos, !stm);
+        self.forward(&us, &them) * EVAL_SCALE as f32
+    }
+
+    /// Clamps every parameter to the bound its quantised form can hold.
+    pub fn clip(&mut self) {
+        let l = self.layout();
+        for (i, p) in self.params.iter_mut().enumerate() {
+            let lim = l.limit(i);
+            *p = p.clamp(-lim, lim);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_keep_integer_sums_in_range() {
+        assert_eq!(FT_QUANT_LIMIT, 504);
+        assert!((MAX_ACTIVE as i32 + 1) * FT_QUANT_LIMIT <= i16::MAX as i32);
+        for h in [16, 256, 2048] {
+            let q = out_quant_limit(h) as i64;
+            assert!(q <= i16::MAX as i64);
+            let max_sum = 2 * h as i64 * QA as i64 * q + OUT_BIAS_QUANT_LIMIT as i64;
+            assert!(max_sum <= i32::MAX as i64, "H = {h}");
+        }
+    }
+
+    #[test]
+    fn same_seed_same_network() {
+        assert_eq!(Network::new(16, 7), Network::new(16, 7));
+        assert_ne!(Network::new(16, 7), Network::new(16, 8));
+    }
+}
