@@ -10,7 +10,9 @@
 //! The trainer learns in floating point and exports integers:
 //! * feature weights and hidden biases × `QA` (255) as `i16`, so the
 //!   clipped ReLU is `clamp(acc, 0, QA)`;
-//! * output weights × `QB` (64) as `i16`, output bias × `QA·QB` as `i32`.
+//! * output weights × `QB` (512: trained output weights are small, a few
+//!   hundredths, and need the resolution) as `i16`, output bias × `QA·QB`
+//!   as `i32`.
 //!
 //! The float network's output `y` is a win-probability logit:
 //! `P(win) = sigmoid(y)`, and the evaluation in centipawns is
@@ -37,7 +39,7 @@ pub mod features;
 /// Scale of hidden activations: the clipped ReLU saturates at `QA`.
 pub const QA: i32 = 255;
 /// Scale of the output weights.
-pub const QB: i32 = 64;
+pub const QB: i32 = 512;
 /// Centipawns per unit of the network's logit output; also the `K` of the
 /// trainer's `sigmoid(score / K)` target.
 pub const EVAL_SCALE: i32 = 600;
