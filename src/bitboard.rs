@@ -433,6 +433,18 @@ static LINE_WALK: [[u16; 128]; 9] = line_walk_table();
 static SPREAD: ([Bitboard; 512], [Bitboard; 512]) = spread_tables();
 static DIRECTION: [[u8; 81]; 81] = direction_table();
 static BETWEEN: [[Bitboard; 81]; 81] = between_table();
+/// `RAYS[d][sq]`: the squares from `sq` to the edge in direction code `d`
+/// (the codes of `DIRECTION`; row 0, "no line", is empty).
+static RAYS: [[Bitboard; 81]; 9] = {
+    let mut t = [[Bitboard(0); 81]; 9];
+    let mut d = 1;
+    while d < 9 {
+        let (df, dr) = DIRS[d - 1];
+        t[d] = ray_table(df, dr);
+        d += 1;
+    }
+    t
+};
 
 /// Inner ranks b..h of every file: only they can block a diagonal.
 const INNER_RANKS: u128 = {
@@ -598,6 +610,14 @@ pub fn same_ray(a: Square, b: Square, c: Square) -> bool {
     d != 0 && d == DIRECTION[a.index()][c.index()]
 }
 
+/// The squares from `a` through `b` to the edge of the board (`b` and
+/// beyond, `a` excluded) when they share a line; else empty. A piece on `b`
+/// pinned to a king on `a` may move only there.
+#[inline(always)]
+pub fn ray_through(a: Square, b: Square) -> Bitboard {
+    RAYS[DIRECTION[a.index()][b.index()] as usize][a.index()]
+}
+
 /// Whether `a` and `b` share a rank, file or diagonal.
 #[inline(always)]
 pub fn aligned(a: Square, b: Square) -> bool {
@@ -717,6 +737,18 @@ mod tests {
         assert!(pawn_attacks(Color::White, sq).contains("5f".parse().unwrap()));
         let n = knight_attacks(Color::Black, sq);
         assert!(n.contains("4c".parse().unwrap()) && n.contains("6c".parse().unwrap()));
+    }
+
+    #[test]
+    fn ray_through_matches_same_ray() {
+        for a in Square::all() {
+            for b in Square::all() {
+                let r = ray_through(a, b);
+                for c in Square::all() {
+                    assert_eq!(r.contains(c), same_ray(a, b, c), "{a} {b} {c}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -51,42 +51,42 @@ enum Variants {
 
 /// Appends the pseudo-legal moves of kind `gen` to `list`.
 pub fn generate(pos: &Position, gen: GenType, list: &mut MoveList) {
+    generate_kind::<false>(pos, gen, list);
+}
+
+/// Appends every legal move to `list`.
+///
+/// The same generators run with `LEGAL` set: pinned pieces move only along
+/// their pin line, king steps are tested against the enemy's attacks, and a
+/// mating pawn drop is left out, so no move is generated and then removed.
+/// The order is that of `generate` with the illegal moves left out.
+pub fn generate_legal(pos: &Position, list: &mut MoveList) {
+    generate_kind::<true>(pos, GenType::All, list);
+}
+
+/// `generate`, or with `LEGAL` the legal moves of that kind.
+fn generate_kind<const LEGAL: bool>(pos: &Position, gen: GenType, list: &mut MoveList) {
     let us = pos.side_to_move();
     let own = pos.pieces_of(us);
     let enemy = pos.pieces_of(!us);
     let empty = !pos.occupied();
     match gen {
         GenType::CapturesPromotions => {
-            board_moves(pos, enemy, Variants::Both, true, list);
-            board_moves(pos, empty, Variants::PromotionsOnly, true, list);
+            board_moves::<LEGAL>(pos, enemy, Variants::Both, true, list);
+            board_moves::<LEGAL>(pos, empty, Variants::PromotionsOnly, true, list);
         }
-        GenType::Quiets => board_moves(pos, empty, Variants::NonPromotionsOnly, true, list),
-        GenType::Drops => drops(pos, empty, list),
-        GenType::Evasions => evasions(pos, list),
+        GenType::Quiets => {
+            board_moves::<LEGAL>(pos, empty, Variants::NonPromotionsOnly, true, list)
+        }
+        GenType::Drops => drops::<LEGAL>(pos, empty, list),
+        GenType::Evasions => evasions::<LEGAL>(pos, list),
         GenType::All => {
             if pos.in_check() {
-                evasions(pos, list);
+                evasions::<LEGAL>(pos, list);
             } else {
-                board_moves(pos, !own, Variants::Both, true, list);
-                drops(pos, empty, list);
+                board_moves::<LEGAL>(pos, !own, Variants::Both, true, list);
+                drops::<LEGAL>(pos, empty, list);
             }
-        }
-    }
-}
-
-/// Appends every legal move to `list`.
-pub fn generate_legal(pos: &Position, list: &mut MoveList) {
-    let start = list.len();
-    generate(pos, GenType::All, list);
-    // What the legality test looks up is gathered once for all moves.
-    let ctx = pos.legality_context();
-    let mut i = start;
-    while i < list.len() {
-        let legal = pos.is_legal_in(&ctx, list[i]);
-        if legal {
-            i += 1;
-        } else {
-            list.swap_remove(i);
         }
     }
 }
@@ -136,8 +136,9 @@ fn emit(
     }
 }
 
-/// Board moves of every piece to `target` squares.
-fn board_moves(
+/// Board moves of every piece to `target` squares; with `LEGAL`, only the
+/// legal ones.
+fn board_moves<const LEGAL: bool>(
     pos: &Position,
     target: Bitboard,
     variants: Variants,
@@ -147,9 +148,23 @@ fn board_moves(
     let us = pos.side_to_move();
     let occ = pos.occupied();
     let own = pos.pieces_of(us);
+    let king = pos.king_square(us);
+    let pinned = match king {
+        Some(_) if LEGAL => pos.pinned(us),
+        _ => Bitboard::EMPTY,
+    };
+    // A pinned piece keeps to the ray from its king through itself.
+    let legal_targets = |from: Square, t: Bitboard| match king {
+        Some(k) if pinned.contains(from) => t & bitboard::ray_through(k, from),
+        _ => t,
+    };
 
-    // Pawns move as a set: the origin is one step back from each target.
-    let pawns = pos.pieces(us, PieceType::Pawn);
+    // Pawns move as a set: the origin is one step back from each target. A
+    // pinned pawn may step forward only when pinned along its file.
+    let mut pawns = pos.pieces(us, PieceType::Pawn);
+    if let Some(k) = king.filter(|_| pinned.any()) {
+        pawns = pawns.and_not(pinned.and_not(bitboard::file_mask(k.file())));
+    }
     let pawn_targets = pawns.shift_forward(us) & target;
     if pawn_targets.any() {
         let zone = bitboard::promotion_zone(us);
@@ -169,44 +184,63 @@ fn board_moves(
     }
 
     for from in pos.pieces(us, PieceType::Lance) {
-        let t = bitboard::lance_attacks(us, from, occ) & target;
+        let t = legal_targets(from, bitboard::lance_attacks(us, from, occ) & target);
         emit(list, us, PieceType::Lance, from, t, variants);
     }
     for from in pos.pieces(us, PieceType::Knight) {
-        let t = bitboard::knight_attacks(us, from) & target;
+        let t = legal_targets(from, bitboard::knight_attacks(us, from) & target);
         emit(list, us, PieceType::Knight, from, t, variants);
     }
     for from in pos.pieces(us, PieceType::Silver) {
-        let t = bitboard::silver_attacks(us, from) & target;
+        let t = legal_targets(from, bitboard::silver_attacks(us, from) & target);
         emit(list, us, PieceType::Silver, from, t, variants);
     }
     for from in pos.pieces(us, PieceType::Bishop) {
-        let t = bitboard::bishop_attacks(from, occ) & target;
+        let t = legal_targets(from, bitboard::bishop_attacks(from, occ) & target);
         emit(list, us, PieceType::Bishop, from, t, variants);
     }
     for from in pos.pieces(us, PieceType::Rook) {
-        let t = bitboard::rook_attacks(from, occ) & target;
+        let t = legal_targets(from, bitboard::rook_attacks(from, occ) & target);
         emit(list, us, PieceType::Rook, from, t, variants);
     }
     if variants == Variants::PromotionsOnly {
         return;
     }
     for from in pos.golds() & own {
-        let t = bitboard::gold_attacks(us, from) & target;
+        let t = legal_targets(from, bitboard::gold_attacks(us, from) & target);
         emit(list, us, PieceType::Gold, from, t, variants);
     }
     for from in pos.pieces(us, PieceType::Horse) {
         let t = (bitboard::bishop_attacks(from, occ) | bitboard::king_attacks(from)) & target;
+        let t = legal_targets(from, t);
         emit(list, us, PieceType::Horse, from, t, variants);
     }
     for from in pos.pieces(us, PieceType::Dragon) {
         let t = (bitboard::rook_attacks(from, occ) | bitboard::king_attacks(from)) & target;
+        let t = legal_targets(from, t);
         emit(list, us, PieceType::Dragon, from, t, variants);
     }
-    if let Some(ksq) = pos.king_square(us).filter(|_| with_king) {
+    if let Some(ksq) = king.filter(|_| with_king) {
         let t = bitboard::king_attacks(ksq) & target;
+        let t = if LEGAL { king_safe(pos, ksq, t) } else { t };
         emit(list, us, PieceType::King, ksq, t, variants);
     }
+}
+
+/// The squares of `targets` the king on `ksq` may step to: those the enemy
+/// does not attack once the king has left `ksq` (a slider checking through
+/// it then sees the squares behind).
+#[inline(always)]
+fn king_safe(pos: &Position, ksq: Square, targets: Bitboard) -> Bitboard {
+    let them = !pos.side_to_move();
+    let occ = pos.occupied().without(ksq);
+    let mut safe = Bitboard::EMPTY;
+    for to in targets {
+        if !pos.attacks_square(them, to, occ) {
+            safe = safe.with(to);
+        }
+    }
+    safe
 }
 
 /// Files holding a pawn of the set `pawns` (at most one per file), as
@@ -236,8 +270,8 @@ fn pawn_files(pawns: Bitboard) -> Bitboard {
     Bitboard::from_raw(tops * 0x1ff)
 }
 
-/// Drops onto `target` (empty squares).
-fn drops(pos: &Position, target: Bitboard, list: &mut MoveList) {
+/// Drops onto `target` (empty squares); with `LEGAL`, no mating pawn drop.
+fn drops<const LEGAL: bool>(pos: &Position, target: Bitboard, list: &mut MoveList) {
     let us = pos.side_to_move();
     let hand = pos.hand(us);
     if hand.is_empty() {
@@ -247,6 +281,12 @@ fn drops(pos: &Position, target: Bitboard, list: &mut MoveList) {
         let t = target
             .and_not(bitboard::dead_squares(us, PieceType::Pawn))
             .and_not(pawn_files(pos.pieces(us, PieceType::Pawn)));
+        // Only the square in front of the enemy king can give check, hence mate.
+        let front = pos.king_square(!us).and_then(|k| k.forward(!us));
+        let t = match front {
+            Some(sq) if LEGAL && t.contains(sq) && pos.is_pawn_drop_mate(sq) => t.without(sq),
+            _ => t,
+        };
         for to in t {
             list.push(Move::drop(PieceType::Pawn, to));
         }
@@ -297,7 +337,7 @@ fn drops(pos: &Position, target: Bitboard, list: &mut MoveList) {
 
 /// Moves that answer a check: king steps, and for a single check, captures
 /// of the checker and interpositions (board moves and drops).
-fn evasions(pos: &Position, list: &mut MoveList) {
+fn evasions<const LEGAL: bool>(pos: &Position, list: &mut MoveList) {
     let us = pos.side_to_move();
     let Some(ksq) = pos.king_square(us) else {
         return;
@@ -307,6 +347,11 @@ fn evasions(pos: &Position, list: &mut MoveList) {
     // King steps; squares the checking sliders sweep through the king are
     // left to `is_legal`, which tests with the king lifted.
     let steps = bitboard::king_attacks(ksq).and_not(own);
+    let steps = if LEGAL {
+        king_safe(pos, ksq, steps)
+    } else {
+        steps
+    };
     for to in steps {
         list.push(Move::normal(ksq, to, false));
     }
@@ -317,9 +362,9 @@ fn evasions(pos: &Position, list: &mut MoveList) {
     let between = bitboard::between(ksq, checker);
     let target = between.with(checker);
     // Board moves of everything but the king (its steps are above).
-    board_moves(pos, target, Variants::Both, false, list);
+    board_moves::<LEGAL>(pos, target, Variants::Both, false, list);
     if between.any() {
-        drops(pos, between, list);
+        drops::<LEGAL>(pos, between, list);
     }
 }
 
@@ -358,6 +403,33 @@ mod tests {
             a.sort_unstable();
             b.sort_unstable();
             assert_eq!(a, b, "{sfen}");
+        }
+    }
+
+    #[test]
+    fn legal_generation_matches_filtered_pseudo_legal() {
+        let sfens = [
+            crate::position::STARTPOS_SFEN,
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124",
+            // Pins along a file, a rank and a diagonal; pawn-drop mate.
+            "k3r4/9/9/9/9/1b7/4S4/3G5/r1P1K4 b Pp 1",
+            "k8/1+R7/9/9/9/9/9/9/4K4 w p 1",
+            "kn7/9/1G7/9/9/9/9/9/4K4 b P 1",
+            // In check, with a pinned would-be blocker.
+            "4k4/9/9/9/4r4/9/9/3b5/4K3L b G 1",
+        ];
+        for sfen in sfens {
+            let pos = Position::from_sfen(sfen).unwrap();
+            let mut all = MoveList::new();
+            generate(&pos, GenType::All, &mut all);
+            let mut expected: Vec<Move> = all.into_iter().filter(|&m| pos.is_legal(m)).collect();
+            let mut legal = legal_moves(&pos);
+            // Same moves in the same relative order.
+            assert_eq!(legal.as_slice(), expected.as_slice(), "{sfen}");
+            legal.sort_unstable_by_key(|m| m.raw());
+            expected.sort_unstable_by_key(|m| m.raw());
+            assert_eq!(legal.as_slice(), expected.as_slice(), "{sfen}");
         }
     }
 
