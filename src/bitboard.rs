@@ -99,9 +99,17 @@ impl Bitboard {
     /// Removes and returns the lowest square; the caller checks non-emptiness.
     #[inline(always)]
     pub fn pop(&mut self) -> Square {
-        let sq = self.lsb();
-        self.0 &= self.0 - 1;
-        sq
+        debug_assert!(self.0 != 0);
+        // Work on one 64-bit half: a u128 subtraction would carry across.
+        let lo = self.0 as u64;
+        if lo != 0 {
+            self.0 = (self.0 & !(u64::MAX as u128)) | (lo & lo.wrapping_sub(1)) as u128;
+            Square::from_index(lo.trailing_zeros() as usize)
+        } else {
+            let hi = (self.0 >> 64) as u64;
+            self.0 = ((hi & hi.wrapping_sub(1)) as u128) << 64;
+            Square::from_index(64 + hi.trailing_zeros() as usize)
+        }
     }
 
     /// The set without `sq`.
@@ -137,11 +145,17 @@ impl Iterator for Bitboard {
     type Item = Square;
     #[inline(always)]
     fn next(&mut self) -> Option<Square> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(self.pop())
+        let lo = self.0 as u64;
+        if lo != 0 {
+            self.0 = (self.0 & !(u64::MAX as u128)) | (lo & lo.wrapping_sub(1)) as u128;
+            return Some(Square::from_index(lo.trailing_zeros() as usize));
         }
+        let hi = (self.0 >> 64) as u64;
+        if hi != 0 {
+            self.0 = ((hi & hi.wrapping_sub(1)) as u128) << 64;
+            return Some(Square::from_index(64 + hi.trailing_zeros() as usize));
+        }
+        None
     }
 }
 
@@ -446,6 +460,31 @@ static RAYS: [[Bitboard; 81]; 9] = {
     t
 };
 
+/// `NEAR[sq]`: the squares within two files and three ranks of `sq`, where
+/// every step piece that could reach a square next to `sq` must stand.
+static NEAR: [Bitboard; 81] = {
+    let mut t = [Bitboard(0); 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let (f, r) = ((sq / 9) as i32, (sq % 9) as i32);
+        let mut bits = 0u128;
+        let mut df = -2;
+        while df <= 2 {
+            let mut dr = -3;
+            while dr <= 3 {
+                if on_board(f + df, r + dr) {
+                    bits |= bit(f + df, r + dr);
+                }
+                dr += 1;
+            }
+            df += 1;
+        }
+        t[sq] = Bitboard(bits);
+        sq += 1;
+    }
+    t
+};
+
 /// Inner ranks b..h of every file: only they can block a diagonal.
 const INNER_RANKS: u128 = {
     let mut bits = 0u128;
@@ -594,6 +633,13 @@ pub fn attacks(c: Color, pt: PieceType, sq: Square, occ: Bitboard) -> Bitboard {
         PieceType::Dragon => rook_attacks(sq, occ) | king_attacks(sq),
         _ => gold_attacks(c, sq),
     }
+}
+
+/// The squares from which a step piece (or a slider's single step) could
+/// attack a square next to `sq`: within two files and three ranks of it.
+#[inline(always)]
+pub fn near(sq: Square) -> Bitboard {
+    NEAR[sq.index()]
 }
 
 /// Squares strictly between `a` and `b` when they share a line; else empty.

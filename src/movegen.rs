@@ -227,20 +227,13 @@ fn board_moves<const LEGAL: bool>(
     }
 }
 
-/// The squares of `targets` the king on `ksq` may step to: those the enemy
-/// does not attack once the king has left `ksq` (a slider checking through
-/// it then sees the squares behind).
+/// The squares of `targets` the king on `ksq` may step to.
 #[inline(always)]
 fn king_safe(pos: &Position, ksq: Square, targets: Bitboard) -> Bitboard {
-    let them = !pos.side_to_move();
-    let occ = pos.occupied().without(ksq);
-    let mut safe = Bitboard::EMPTY;
-    for to in targets {
-        if !pos.attacks_square(them, to, occ) {
-            safe = safe.with(to);
-        }
+    if targets.is_empty() {
+        return targets;
     }
-    safe
+    pos.king_escapes(pos.side_to_move(), ksq, targets)
 }
 
 /// Files holding a pawn of the set `pawns` (at most one per file), as

@@ -337,6 +337,42 @@ impl Position {
             && (bitboard::bishop_attacks(sq, occ) & bh).any()
     }
 
+    /// The squares of `targets`, all next to `c`'s king on `ksq`, that the
+    /// king may step to: those no piece of `!c` attacks once the king has
+    /// left `ksq` (a slider checking through it then sees behind it). One
+    /// pass over the few enemy pieces that could matter, instead of a full
+    /// attack test per square.
+    pub fn king_escapes(&self, c: Color, ksq: Square, targets: Bitboard) -> Bitboard {
+        let them = !c;
+        let enemy = self.by_color[them.index()];
+        let occ = self.occupied().without(ksq);
+        let t = &self.by_type;
+        let mut attacked = Bitboard::EMPTY;
+        // Anything close enough to step there, whatever its kind.
+        for s in enemy & bitboard::near(ksq) {
+            let pt = self.board[s.index()].kind();
+            attacked |= bitboard::attacks(them, pt, s, occ);
+        }
+        // Sliders from farther away, when their empty-board lines meet a target.
+        let far = enemy.and_not(bitboard::near(ksq));
+        for s in t[PieceType::Lance.index()] & far {
+            if (bitboard::lance_pseudo_attacks(them, s) & targets).any() {
+                attacked |= bitboard::lance_attacks(them, s, occ);
+            }
+        }
+        for s in (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]) & far {
+            if (bitboard::bishop_pseudo_attacks(s) & targets).any() {
+                attacked |= bitboard::bishop_attacks(s, occ);
+            }
+        }
+        for s in (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()]) & far {
+            if (bitboard::rook_pseudo_attacks(s) & targets).any() {
+                attacked |= bitboard::rook_attacks(s, occ);
+            }
+        }
+        targets.and_not(attacked)
+    }
+
     /// Pieces of either colour that alone block a slider of `!c` from the
     /// square `ksq` (for `c`'s king: its pins and the enemy's discoveries).
     fn slider_blockers(&self, c: Color, ksq: Square) -> Bitboard {
