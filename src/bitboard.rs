@@ -601,16 +601,26 @@ pub fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
 /// Squares a bishop attacks on an empty board.
 #[inline(always)]
 pub fn bishop_pseudo_attacks(sq: Square) -> Bitboard {
-    DIAGONAL[0][sq.index()] | DIAGONAL[1][sq.index()]
+    PSEUDO[0][sq.index()]
 }
 
 /// Squares a rook attacks on an empty board.
 #[inline(always)]
 pub fn rook_pseudo_attacks(sq: Square) -> Bitboard {
-    LANCE_RAY[0][sq.index()]
-        | LANCE_RAY[1][sq.index()]
-        | Bitboard(SPREAD.0[0x1ff].0 << sq.rank()).without(sq)
+    PSEUDO[1][sq.index()]
 }
+
+/// Empty-board attacks of the bishop (`[0]`) and the rook (`[1]`).
+static PSEUDO: [[Bitboard; 81]; 2] = {
+    let mut t = [[Bitboard(0); 81]; 2];
+    let mut sq = 0;
+    while sq < 81 {
+        t[0][sq] = Bitboard(ray(sq, 1, 1) | ray(sq, -1, -1) | ray(sq, 1, -1) | ray(sq, -1, 1));
+        t[1][sq] = Bitboard(ray(sq, 0, 1) | ray(sq, 0, -1) | ray(sq, 1, 0) | ray(sq, -1, 0));
+        sq += 1;
+    }
+    t
+};
 
 /// Lance rays on an empty board.
 #[inline(always)]

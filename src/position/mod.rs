@@ -436,6 +436,34 @@ impl Position {
             }
             _ => Bitboard::EMPTY,
         };
+        self.set_check_info(checkers);
+    }
+
+    /// The checkers after `m`, just played by `!self.side_to_move`, from what
+    /// the move can do: the moved piece checks directly, or it uncovers a
+    /// slider when it was a blocker of the enemy king (`prev_blockers`, the
+    /// blockers before the move) and left the line. Nothing else changed.
+    fn checkers_after(&self, m: Move, prev_blockers: Bitboard) -> Bitboard {
+        let them = self.side_to_move;
+        let Some(k) = self.king_sq[them.index()] else {
+            return Bitboard::EMPTY;
+        };
+        let to = m.to();
+        let occ = self.occupied();
+        let pc = self.board[to.index()];
+        let mut checkers = Bitboard::EMPTY;
+        if bitboard::attacks(!them, pc.kind(), to, occ).contains(k) {
+            checkers = Bitboard::from_square(to);
+        }
+        if !m.is_drop() && prev_blockers.contains(m.from()) && !bitboard::same_ray(k, m.from(), to)
+        {
+            checkers |= self.attackers_to(!them, k, occ);
+        }
+        checkers
+    }
+
+    /// Stores `checkers` and the recomputed blockers in the current state.
+    fn set_check_info(&mut self, checkers: Bitboard) {
         let mut blockers = [Bitboard::EMPTY; 2];
         for c in Color::ALL {
             if let Some(k) = self.king_sq[c.index()] {
@@ -533,7 +561,8 @@ impl Position {
             continuous_check: prev.continuous_check,
             plies_from_null: prev.plies_from_null + 1,
         });
-        self.update_check_info();
+        let checkers = self.checkers_after(m, prev.blockers[(!us).index()]);
+        self.set_check_info(checkers);
         let st = self.states.last_mut().expect("state just pushed");
         st.continuous_check[us.index()] = if st.checkers.any() {
             prev.continuous_check[us.index()] + 2
@@ -924,6 +953,30 @@ mod tests {
             pos.do_move(mv);
             assert_eq!(pos.key(), predicted);
             assert_eq!(pos.board_key(), predicted_board);
+        }
+    }
+
+    #[test]
+    fn incremental_checkers_match_a_full_scan() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+        for _ in 0..200 {
+            let mut pos = Position::startpos();
+            for _ in 0..150 {
+                let moves = crate::movegen::legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                pos.do_move(moves[rng.gen_range(0..moves.len())]);
+                let us = pos.side_to_move();
+                let k = pos.king_square(us).unwrap();
+                assert_eq!(
+                    pos.checkers(),
+                    pos.attackers_to(!us, k, pos.occupied()),
+                    "{}",
+                    pos.to_sfen()
+                );
+            }
         }
     }
 
