@@ -51,7 +51,7 @@ enum Variants {
 
 /// Appends the pseudo-legal moves of kind `gen` to `list`.
 pub fn generate(pos: &Position, gen: GenType, list: &mut MoveList) {
-    generate_kind::<false>(pos, gen, list);
+    generate_kind::<false, _>(pos, gen, list);
 }
 
 /// Appends every legal move to `list`.
@@ -61,31 +61,97 @@ pub fn generate(pos: &Position, gen: GenType, list: &mut MoveList) {
 /// mating pawn drop is left out, so no move is generated and then removed.
 /// The order is that of `generate` with the illegal moves left out.
 pub fn generate_legal(pos: &Position, list: &mut MoveList) {
-    generate_kind::<true>(pos, GenType::All, list);
+    generate_kind::<true, _>(pos, GenType::All, list);
 }
 
-/// `generate`, or with `LEGAL` the legal moves of that kind.
-fn generate_kind<const LEGAL: bool>(pos: &Position, gen: GenType, list: &mut MoveList) {
+/// The number of legal moves: `generate_legal` counting instead of storing
+/// (perft's bulk-counted last ply). The same generators run, only the
+/// destination sets are counted rather than walked.
+pub fn count_legal(pos: &Position) -> usize {
+    let mut count = MoveCount(0);
+    generate_kind::<true, _>(pos, GenType::All, &mut count);
+    count.0
+}
+
+/// Where the generators put their moves: a move list, or a counter.
+trait MoveSink {
+    /// Moves from `from` to each square of `targets`.
+    fn push_all(&mut self, from: Square, targets: Bitboard, promote: bool);
+    /// Pawn pushes to each square of `targets` from the square whose index
+    /// is `back` away.
+    fn push_pawns(&mut self, targets: Bitboard, back: i32, promote: bool);
+    /// Drops of each of `kinds` on each square of `targets`, square by square.
+    fn push_drops(&mut self, kinds: &[PieceType], targets: Bitboard);
+}
+
+impl MoveSink for MoveList {
+    #[inline(always)]
+    fn push_all(&mut self, from: Square, targets: Bitboard, promote: bool) {
+        for to in targets {
+            ArrayVec::push(self, Move::normal(from, to, promote));
+        }
+    }
+
+    #[inline(always)]
+    fn push_pawns(&mut self, targets: Bitboard, back: i32, promote: bool) {
+        for to in targets {
+            let from = Square::from_index((to.index() as i32 + back) as usize);
+            ArrayVec::push(self, Move::normal(from, to, promote));
+        }
+    }
+
+    #[inline(always)]
+    fn push_drops(&mut self, kinds: &[PieceType], targets: Bitboard) {
+        for to in targets {
+            for &pt in kinds {
+                ArrayVec::push(self, Move::drop(pt, to));
+            }
+        }
+    }
+}
+
+/// A `MoveSink` that only counts.
+struct MoveCount(usize);
+
+impl MoveSink for MoveCount {
+    #[inline(always)]
+    fn push_all(&mut self, _: Square, targets: Bitboard, _: bool) {
+        self.0 += targets.count() as usize;
+    }
+
+    #[inline(always)]
+    fn push_pawns(&mut self, targets: Bitboard, _: i32, _: bool) {
+        self.0 += targets.count() as usize;
+    }
+
+    #[inline(always)]
+    fn push_drops(&mut self, kinds: &[PieceType], targets: Bitboard) {
+        self.0 += kinds.len() * targets.count() as usize;
+    }
+}
+
+/// `generate`, or with `LEGAL` the legal moves of that kind, into `list`.
+fn generate_kind<const LEGAL: bool, S: MoveSink>(pos: &Position, gen: GenType, list: &mut S) {
     let us = pos.side_to_move();
     let own = pos.pieces_of(us);
     let enemy = pos.pieces_of(!us);
     let empty = !pos.occupied();
     match gen {
         GenType::CapturesPromotions => {
-            board_moves::<LEGAL>(pos, enemy, Variants::Both, true, list);
-            board_moves::<LEGAL>(pos, empty, Variants::PromotionsOnly, true, list);
+            board_moves::<LEGAL, S>(pos, enemy, Variants::Both, true, list);
+            board_moves::<LEGAL, S>(pos, empty, Variants::PromotionsOnly, true, list);
         }
         GenType::Quiets => {
-            board_moves::<LEGAL>(pos, empty, Variants::NonPromotionsOnly, true, list)
+            board_moves::<LEGAL, S>(pos, empty, Variants::NonPromotionsOnly, true, list)
         }
-        GenType::Drops => drops::<LEGAL>(pos, empty, list),
-        GenType::Evasions => evasions::<LEGAL>(pos, list),
+        GenType::Drops => drops::<LEGAL, S>(pos, empty, list),
+        GenType::Evasions => evasions::<LEGAL, S>(pos, list),
         GenType::All => {
             if pos.in_check() {
-                evasions::<LEGAL>(pos, list);
+                evasions::<LEGAL, S>(pos, list);
             } else {
-                board_moves::<LEGAL>(pos, !own, Variants::Both, true, list);
-                drops::<LEGAL>(pos, empty, list);
+                board_moves::<LEGAL, S>(pos, !own, Variants::Both, true, list);
+                drops::<LEGAL, S>(pos, empty, list);
             }
         }
     }
@@ -101,8 +167,8 @@ pub fn legal_moves(pos: &Position) -> MoveList {
 /// Emits the moves from `from` to each square of `targets` for a piece of
 /// kind `pt`, choosing promotion variants by the rules and by `variants`.
 #[inline(always)]
-fn emit(
-    list: &mut MoveList,
+fn emit<S: MoveSink>(
+    list: &mut S,
     us: Color,
     pt: PieceType,
     from: Square,
@@ -111,9 +177,7 @@ fn emit(
 ) {
     if !pt.can_promote() {
         if variants != Variants::PromotionsOnly {
-            for to in targets {
-                list.push(Move::normal(from, to, false));
-            }
+            list.push_all(from, targets, false);
         }
         return;
     }
@@ -125,25 +189,21 @@ fn emit(
         targets & zone
     };
     if variants != Variants::NonPromotionsOnly {
-        for to in promoting {
-            list.push(Move::normal(from, to, true));
-        }
+        list.push_all(from, promoting, true);
     }
     if variants != Variants::PromotionsOnly {
-        for to in targets.and_not(dead) {
-            list.push(Move::normal(from, to, false));
-        }
+        list.push_all(from, targets.and_not(dead), false);
     }
 }
 
 /// Board moves of every piece to `target` squares; with `LEGAL`, only the
 /// legal ones.
-fn board_moves<const LEGAL: bool>(
+fn board_moves<const LEGAL: bool, S: MoveSink>(
     pos: &Position,
     target: Bitboard,
     variants: Variants,
     with_king: bool,
-    list: &mut MoveList,
+    list: &mut S,
 ) {
     let us = pos.side_to_move();
     let occ = pos.occupied();
@@ -169,17 +229,12 @@ fn board_moves<const LEGAL: bool>(
     if pawn_targets.any() {
         let zone = bitboard::promotion_zone(us);
         let back: i32 = if us == Color::Black { 1 } else { -1 };
-        let from_of = |to: Square| Square::from_index((to.index() as i32 + back) as usize);
         if variants != Variants::NonPromotionsOnly {
-            for to in pawn_targets & zone {
-                list.push(Move::normal(from_of(to), to, true));
-            }
+            list.push_pawns(pawn_targets & zone, back, true);
         }
         if variants != Variants::PromotionsOnly {
             let dead = bitboard::dead_squares(us, PieceType::Pawn);
-            for to in pawn_targets.and_not(dead) {
-                list.push(Move::normal(from_of(to), to, false));
-            }
+            list.push_pawns(pawn_targets.and_not(dead), back, false);
         }
     }
 
@@ -264,7 +319,7 @@ fn pawn_files(pawns: Bitboard) -> Bitboard {
 }
 
 /// Drops onto `target` (empty squares); with `LEGAL`, no mating pawn drop.
-fn drops<const LEGAL: bool>(pos: &Position, target: Bitboard, list: &mut MoveList) {
+fn drops<const LEGAL: bool, S: MoveSink>(pos: &Position, target: Bitboard, list: &mut S) {
     let us = pos.side_to_move();
     let hand = pos.hand(us);
     if hand.is_empty() {
@@ -280,9 +335,7 @@ fn drops<const LEGAL: bool>(pos: &Position, target: Bitboard, list: &mut MoveLis
             Some(sq) if LEGAL && t.contains(sq) && pos.is_pawn_drop_mate(sq) => t.without(sq),
             _ => t,
         };
-        for to in t {
-            list.push(Move::drop(PieceType::Pawn, to));
-        }
+        list.push_drops(&[PieceType::Pawn], t);
     }
     // Kinds that may be dropped anywhere, then the lance (not on the last
     // rank) and the knight (not on the last two).
@@ -311,26 +364,14 @@ fn drops<const LEGAL: bool>(pos: &Position, target: Bitboard, list: &mut MoveLis
     }
     let last_rank = bitboard::relative_ranks(us, 0, 0);
     let second_rank = bitboard::relative_ranks(us, 1, 1);
-    for to in target & last_rank {
-        for &pt in &kinds[..free] {
-            list.push(Move::drop(pt, to));
-        }
-    }
-    for to in target & second_rank {
-        for &pt in &kinds[..lance_end] {
-            list.push(Move::drop(pt, to));
-        }
-    }
-    for to in target.and_not(last_rank | second_rank) {
-        for &pt in &kinds {
-            list.push(Move::drop(pt, to));
-        }
-    }
+    list.push_drops(&kinds[..free], target & last_rank);
+    list.push_drops(&kinds[..lance_end], target & second_rank);
+    list.push_drops(&kinds, target.and_not(last_rank | second_rank));
 }
 
 /// Moves that answer a check: king steps, and for a single check, captures
 /// of the checker and interpositions (board moves and drops).
-fn evasions<const LEGAL: bool>(pos: &Position, list: &mut MoveList) {
+fn evasions<const LEGAL: bool, S: MoveSink>(pos: &Position, list: &mut S) {
     let us = pos.side_to_move();
     let Some(ksq) = pos.king_square(us) else {
         return;
@@ -345,9 +386,7 @@ fn evasions<const LEGAL: bool>(pos: &Position, list: &mut MoveList) {
     } else {
         steps
     };
-    for to in steps {
-        list.push(Move::normal(ksq, to, false));
-    }
+    list.push_all(ksq, steps, false);
     if checkers.more_than_one() {
         return;
     }
@@ -355,9 +394,9 @@ fn evasions<const LEGAL: bool>(pos: &Position, list: &mut MoveList) {
     let between = bitboard::between(ksq, checker);
     let target = between.with(checker);
     // Board moves of everything but the king (its steps are above).
-    board_moves::<LEGAL>(pos, target, Variants::Both, false, list);
+    board_moves::<LEGAL, S>(pos, target, Variants::Both, false, list);
     if between.any() {
-        drops::<LEGAL>(pos, between, list);
+        drops::<LEGAL, S>(pos, between, list);
     }
 }
 
@@ -423,6 +462,23 @@ mod tests {
             legal.sort_unstable_by_key(|m| m.raw());
             expected.sort_unstable_by_key(|m| m.raw());
             assert_eq!(legal.as_slice(), expected.as_slice(), "{sfen}");
+        }
+    }
+
+    #[test]
+    fn count_legal_counts_the_legal_moves() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        for _ in 0..100 {
+            let mut pos = Position::startpos();
+            for _ in 0..200 {
+                let moves = legal_moves(&pos);
+                assert_eq!(count_legal(&pos), moves.len(), "{}", pos.to_sfen());
+                if moves.is_empty() {
+                    break;
+                }
+                pos.do_move(moves[rng.gen_range(0..moves.len())]);
+            }
         }
     }
 
