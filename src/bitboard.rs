@@ -629,7 +629,7 @@ pub fn lance_pseudo_attacks(c: Color, sq: Square) -> Bitboard {
 }
 
 /// Squares a piece of colour `c` and kind `pt` on `sq` attacks.
-#[inline]
+#[inline(always)]
 pub fn attacks(c: Color, pt: PieceType, sq: Square, occ: Bitboard) -> Bitboard {
     match pt {
         PieceType::Pawn => pawn_attacks(c, sq),

@@ -116,7 +116,10 @@ struct MoveCount(usize);
 impl MoveSink for MoveCount {
     #[inline(always)]
     fn push_all(&mut self, _: Square, targets: Bitboard, _: bool) {
-        self.0 += targets.count() as usize;
+        // Often empty; without a popcount instruction the count is not free.
+        if targets.any() {
+            self.0 += targets.count() as usize;
+        }
     }
 
     #[inline(always)]
@@ -183,7 +186,7 @@ fn emit<S: MoveSink>(
     }
     let zone = bitboard::promotion_zone(us);
     let dead = bitboard::dead_squares(us, pt);
-    let promoting = if zone.contains(from) {
+    let promoting = if from.in_promotion_zone(us) {
         targets
     } else {
         targets & zone
@@ -215,7 +218,7 @@ fn board_moves<const LEGAL: bool, S: MoveSink>(
     };
     // A pinned piece keeps to the ray from its king through itself.
     let legal_targets = |from: Square, t: Bitboard| match king {
-        Some(k) if pinned.contains(from) => t & bitboard::ray_through(k, from),
+        Some(k) if pinned.any() && pinned.contains(from) => t & bitboard::ray_through(k, from),
         _ => t,
     };
 

@@ -462,6 +462,27 @@ impl Position {
         checkers
     }
 
+    /// The blockers after `m`, just played: a king's blockers (`prev` before
+    /// the move) stay as they were unless the move touched a square on one
+    /// of the king's lines, since snipers and what stands between them and
+    /// the king are all on those lines. A king move touches its own lines.
+    fn blockers_after(&self, m: Move, prev: &[Bitboard; 2]) -> [Bitboard; 2] {
+        let mut touched = Bitboard::from_square(m.to());
+        if !m.is_drop() {
+            touched = touched.with(m.from());
+        }
+        let mut blockers = *prev;
+        for c in Color::ALL {
+            if let Some(k) = self.king_sq[c.index()] {
+                let lines = bitboard::rook_pseudo_attacks(k) | bitboard::bishop_pseudo_attacks(k);
+                if (lines.with(k) & touched).any() {
+                    blockers[c.index()] = self.slider_blockers(c, k);
+                }
+            }
+        }
+        blockers
+    }
+
     /// Stores `checkers` and the recomputed blockers in the current state.
     fn set_check_info(&mut self, checkers: Bitboard) {
         let mut blockers = [Bitboard::EMPTY; 2];
@@ -562,8 +583,10 @@ impl Position {
             plies_from_null: prev.plies_from_null + 1,
         });
         let checkers = self.checkers_after(m, prev.blockers[(!us).index()]);
-        self.set_check_info(checkers);
+        let blockers = self.blockers_after(m, &prev.blockers);
         let st = self.states.last_mut().expect("state just pushed");
+        st.checkers = checkers;
+        st.blockers = blockers;
         st.continuous_check[us.index()] = if st.checkers.any() {
             prev.continuous_check[us.index()] + 2
         } else {
