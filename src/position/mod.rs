@@ -980,7 +980,7 @@ mod tests {
     }
 
     #[test]
-    fn incremental_checkers_match_a_full_scan() {
+    fn incremental_checkers_and_blockers_match_a_full_scan() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand::rngs::StdRng::seed_from_u64(12);
         for _ in 0..200 {
@@ -999,6 +999,10 @@ mod tests {
                     "{}",
                     pos.to_sfen()
                 );
+                for c in Color::ALL {
+                    let k = pos.king_square(c).unwrap();
+                    assert_eq!(pos.blockers_for_king(c), pos.slider_blockers(c, k));
+                }
             }
         }
     }
