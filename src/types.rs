@@ -351,10 +351,17 @@ impl Piece {
     #[inline(always)]
     pub fn kind(self) -> PieceType {
         debug_assert!(!self.is_empty());
-        match PieceType::from_index(self.0 & 15) {
-            Some(pt) => pt,
-            None => PieceType::Pawn,
-        }
+        // One load: do/undo and the generators ask this constantly.
+        const KIND: [PieceType; 16] = {
+            let mut t = [PieceType::Pawn; 16];
+            let mut i = 1;
+            while i < 15 {
+                t[i] = PieceType::ALL[i - 1];
+                i += 1;
+            }
+            t
+        };
+        KIND[(self.0 & 15) as usize]
     }
 
     /// Index 0..32 for tables.

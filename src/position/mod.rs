@@ -412,6 +412,23 @@ impl Position {
         }
     }
 
+    /// Moves `pc` from `from` to the empty square `to` (one XOR per set).
+    #[inline(always)]
+    fn move_piece(&mut self, from: Square, to: Square, pc: Piece) {
+        let pt = pc.kind();
+        let b = Bitboard::from_square(from) | Bitboard::from_square(to);
+        self.board[from.index()] = Piece::EMPTY;
+        self.board[to.index()] = pc;
+        self.by_color[pc.color().index()] ^= b;
+        self.by_type[pt.index()] ^= b;
+        if is_gold_like(pt) {
+            self.golds ^= b;
+        }
+        if pt == PieceType::King {
+            self.king_sq[pc.color().index()] = Some(to);
+        }
+    }
+
     #[inline(always)]
     fn remove_piece(&mut self, sq: Square) -> Piece {
         let pc = self.board[sq.index()];
@@ -551,7 +568,7 @@ impl Position {
             board_key ^= keys.psq[pc.index()][to.index()];
         } else {
             let from = m.from();
-            let pc = self.remove_piece(from);
+            let pc = self.board[from.index()];
             board_key ^= keys.psq[pc.index()][from.index()];
             if !self.board[to.index()].is_empty() {
                 captured = self.remove_piece(to);
@@ -561,11 +578,14 @@ impl Position {
                 hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
             }
             let moved = if m.is_promotion() {
-                Piece::new(us, pc.kind().promote())
+                self.remove_piece(from);
+                let moved = Piece::new(us, pc.kind().promote());
+                self.put_piece(to, moved);
+                moved
             } else {
+                self.move_piece(from, to, pc);
                 pc
             };
-            self.put_piece(to, moved);
             board_key ^= keys.psq[moved.index()][to.index()];
         }
 
@@ -606,13 +626,12 @@ impl Position {
             let pc = self.remove_piece(to);
             self.hands[us.index()].add(pc.kind());
         } else {
-            let moved = self.remove_piece(to);
-            let original = if m.is_promotion() {
-                Piece::new(us, moved.kind().unpromote())
+            if m.is_promotion() {
+                let moved = self.remove_piece(to);
+                self.put_piece(m.from(), Piece::new(us, moved.kind().unpromote()));
             } else {
-                moved
-            };
-            self.put_piece(m.from(), original);
+                self.move_piece(to, m.from(), self.board[to.index()]);
+            }
             if !st.captured.is_empty() {
                 self.put_piece(to, st.captured);
                 self.hands[us.index()].remove(st.captured.kind().unpromote());
