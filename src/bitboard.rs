@@ -610,6 +610,30 @@ pub fn rook_pseudo_attacks(sq: Square) -> Bitboard {
     PSEUDO[1][sq.index()]
 }
 
+/// Where a bishop (`[0]`) or a rook (`[1]`) must stand to attack, on an
+/// empty board, some square next to `sq`: a cheap first filter for sliders
+/// that might cover a king's escape squares.
+#[inline(always)]
+pub fn slider_lines_near(slider: usize, sq: Square) -> Bitboard {
+    LINES_NEAR[slider][sq.index()]
+}
+
+static LINES_NEAR: [[Bitboard; 81]; 2] = {
+    let mut t = [[Bitboard(0); 81]; 2];
+    let mut sq = 0;
+    while sq < 81 {
+        let mut around = KING[0][sq].0;
+        while around != 0 {
+            let s = around.trailing_zeros() as usize;
+            around &= around - 1;
+            t[0][sq].0 |= PSEUDO[0][s].0;
+            t[1][sq].0 |= PSEUDO[1][s].0;
+        }
+        sq += 1;
+    }
+    t
+};
+
 /// Empty-board attacks of the bishop (`[0]`) and the rook (`[1]`).
 static PSEUDO: [[Bitboard; 81]; 2] = {
     let mut t = [[Bitboard(0); 81]; 2];

@@ -353,19 +353,22 @@ impl Position {
             let pt = self.board[s.index()].kind();
             attacked |= bitboard::attacks(them, pt, s, occ);
         }
-        // Sliders from farther away, when their empty-board lines meet a target.
+        // Sliders from farther away, when their empty-board lines meet a
+        // target; most are on no line through the king's neighbourhood.
         let far = enemy.and_not(bitboard::near(ksq));
-        for s in t[PieceType::Lance.index()] & far {
+        let rook_far = far & bitboard::slider_lines_near(1, ksq);
+        let bishop_far = far & bitboard::slider_lines_near(0, ksq);
+        for s in t[PieceType::Lance.index()] & rook_far {
             if (bitboard::lance_pseudo_attacks(them, s) & targets).any() {
                 attacked |= bitboard::lance_attacks(them, s, occ);
             }
         }
-        for s in (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]) & far {
+        for s in (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]) & bishop_far {
             if (bitboard::bishop_pseudo_attacks(s) & targets).any() {
                 attacked |= bitboard::bishop_attacks(s, occ);
             }
         }
-        for s in (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()]) & far {
+        for s in (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()]) & rook_far {
             if (bitboard::rook_pseudo_attacks(s) & targets).any() {
                 attacked |= bitboard::rook_attacks(s, occ);
             }
