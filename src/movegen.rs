@@ -116,9 +116,14 @@ struct MoveCount(usize);
 impl MoveSink for MoveCount {
     #[inline(always)]
     fn push_all(&mut self, _: Square, targets: Bitboard, _: bool) {
-        // Often empty; without a popcount instruction the count is not free.
-        if targets.any() {
-            self.0 += targets.count() as usize;
+        // Often empty, and the top 17 squares often too: without a popcount
+        // instruction each half's count is a dozen instructions.
+        let (lo, hi) = (targets.raw() as u64, (targets.raw() >> 64) as u64);
+        if lo != 0 {
+            self.0 += lo.count_ones() as usize;
+        }
+        if hi != 0 {
+            self.0 += hi.count_ones() as usize;
         }
     }
 
