@@ -487,15 +487,11 @@ impl Position {
     /// of the king's lines, since snipers and what stands between them and
     /// the king are all on those lines. A king move touches its own lines.
     fn blockers_after(&self, m: Move, prev: &[Bitboard; 2]) -> [Bitboard; 2] {
-        let mut touched = Bitboard::from_square(m.to());
-        if !m.is_drop() {
-            touched = touched.with(m.from());
-        }
         let mut blockers = *prev;
         for c in Color::ALL {
             if let Some(k) = self.king_sq[c.index()] {
-                let lines = bitboard::rook_pseudo_attacks(k) | bitboard::bishop_pseudo_attacks(k);
-                if (lines.with(k) & touched).any() {
+                let on_lines = |sq: Square| sq == k || bitboard::aligned(k, sq);
+                if on_lines(m.to()) || (!m.is_drop() && on_lines(m.from())) {
                     blockers[c.index()] = self.slider_blockers(c, k);
                 }
             }
