@@ -99,9 +99,17 @@ impl Bitboard {
     /// Removes and returns the lowest square; the caller checks non-emptiness.
     #[inline(always)]
     pub fn pop(&mut self) -> Square {
-        let sq = self.lsb();
-        self.0 &= self.0 - 1;
-        sq
+        debug_assert!(self.0 != 0);
+        // Work on one 64-bit half: a u128 subtraction would carry across.
+        let lo = self.0 as u64;
+        if lo != 0 {
+            self.0 = (self.0 & !(u64::MAX as u128)) | (lo & lo.wrapping_sub(1)) as u128;
+            Square::from_index(lo.trailing_zeros() as usize)
+        } else {
+            let hi = (self.0 >> 64) as u64;
+            self.0 = ((hi & hi.wrapping_sub(1)) as u128) << 64;
+            Square::from_index(64 + hi.trailing_zeros() as usize)
+        }
     }
 
     /// The set without `sq`.
@@ -137,11 +145,17 @@ impl Iterator for Bitboard {
     type Item = Square;
     #[inline(always)]
     fn next(&mut self) -> Option<Square> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(self.pop())
+        let lo = self.0 as u64;
+        if lo != 0 {
+            self.0 = (self.0 & !(u64::MAX as u128)) | (lo & lo.wrapping_sub(1)) as u128;
+            return Some(Square::from_index(lo.trailing_zeros() as usize));
         }
+        let hi = (self.0 >> 64) as u64;
+        if hi != 0 {
+            self.0 = ((hi & hi.wrapping_sub(1)) as u128) << 64;
+            return Some(Square::from_index(64 + hi.trailing_zeros() as usize));
+        }
+        None
     }
 }
 
@@ -433,6 +447,43 @@ static LINE_WALK: [[u16; 128]; 9] = line_walk_table();
 static SPREAD: ([Bitboard; 512], [Bitboard; 512]) = spread_tables();
 static DIRECTION: [[u8; 81]; 81] = direction_table();
 static BETWEEN: [[Bitboard; 81]; 81] = between_table();
+/// `RAYS[d][sq]`: the squares from `sq` to the edge in direction code `d`
+/// (the codes of `DIRECTION`; row 0, "no line", is empty).
+static RAYS: [[Bitboard; 81]; 9] = {
+    let mut t = [[Bitboard(0); 81]; 9];
+    let mut d = 1;
+    while d < 9 {
+        let (df, dr) = DIRS[d - 1];
+        t[d] = ray_table(df, dr);
+        d += 1;
+    }
+    t
+};
+
+/// `NEAR[sq]`: the squares within two files and three ranks of `sq`, where
+/// every step piece that could reach a square next to `sq` must stand.
+static NEAR: [Bitboard; 81] = {
+    let mut t = [Bitboard(0); 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let (f, r) = ((sq / 9) as i32, (sq % 9) as i32);
+        let mut bits = 0u128;
+        let mut df = -2;
+        while df <= 2 {
+            let mut dr = -3;
+            while dr <= 3 {
+                if on_board(f + df, r + dr) {
+                    bits |= bit(f + df, r + dr);
+                }
+                dr += 1;
+            }
+            df += 1;
+        }
+        t[sq] = Bitboard(bits);
+        sq += 1;
+    }
+    t
+};
 
 /// Inner ranks b..h of every file: only they can block a diagonal.
 const INNER_RANKS: u128 = {
@@ -550,16 +601,50 @@ pub fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
 /// Squares a bishop attacks on an empty board.
 #[inline(always)]
 pub fn bishop_pseudo_attacks(sq: Square) -> Bitboard {
-    DIAGONAL[0][sq.index()] | DIAGONAL[1][sq.index()]
+    PSEUDO[0][sq.index()]
 }
 
 /// Squares a rook attacks on an empty board.
 #[inline(always)]
 pub fn rook_pseudo_attacks(sq: Square) -> Bitboard {
-    LANCE_RAY[0][sq.index()]
-        | LANCE_RAY[1][sq.index()]
-        | Bitboard(SPREAD.0[0x1ff].0 << sq.rank()).without(sq)
+    PSEUDO[1][sq.index()]
 }
+
+/// Where a bishop (`[0]`) or a rook (`[1]`) must stand to attack, on an
+/// empty board, some square next to `sq`: a cheap first filter for sliders
+/// that might cover a king's escape squares.
+#[inline(always)]
+pub fn slider_lines_near(slider: usize, sq: Square) -> Bitboard {
+    LINES_NEAR[slider][sq.index()]
+}
+
+static LINES_NEAR: [[Bitboard; 81]; 2] = {
+    let mut t = [[Bitboard(0); 81]; 2];
+    let mut sq = 0;
+    while sq < 81 {
+        let mut around = KING[0][sq].0;
+        while around != 0 {
+            let s = around.trailing_zeros() as usize;
+            around &= around - 1;
+            t[0][sq].0 |= PSEUDO[0][s].0;
+            t[1][sq].0 |= PSEUDO[1][s].0;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// Empty-board attacks of the bishop (`[0]`) and the rook (`[1]`).
+static PSEUDO: [[Bitboard; 81]; 2] = {
+    let mut t = [[Bitboard(0); 81]; 2];
+    let mut sq = 0;
+    while sq < 81 {
+        t[0][sq] = Bitboard(ray(sq, 1, 1) | ray(sq, -1, -1) | ray(sq, 1, -1) | ray(sq, -1, 1));
+        t[1][sq] = Bitboard(ray(sq, 0, 1) | ray(sq, 0, -1) | ray(sq, 1, 0) | ray(sq, -1, 0));
+        sq += 1;
+    }
+    t
+};
 
 /// Lance rays on an empty board.
 #[inline(always)]
@@ -568,7 +653,7 @@ pub fn lance_pseudo_attacks(c: Color, sq: Square) -> Bitboard {
 }
 
 /// Squares a piece of colour `c` and kind `pt` on `sq` attacks.
-#[inline]
+#[inline(always)]
 pub fn attacks(c: Color, pt: PieceType, sq: Square, occ: Bitboard) -> Bitboard {
     match pt {
         PieceType::Pawn => pawn_attacks(c, sq),
@@ -584,6 +669,13 @@ pub fn attacks(c: Color, pt: PieceType, sq: Square, occ: Bitboard) -> Bitboard {
     }
 }
 
+/// The squares from which a step piece (or a slider's single step) could
+/// attack a square next to `sq`: within two files and three ranks of it.
+#[inline(always)]
+pub fn near(sq: Square) -> Bitboard {
+    NEAR[sq.index()]
+}
+
 /// Squares strictly between `a` and `b` when they share a line; else empty.
 #[inline(always)]
 pub fn between(a: Square, b: Square) -> Bitboard {
@@ -596,6 +688,14 @@ pub fn between(a: Square, b: Square) -> Bitboard {
 pub fn same_ray(a: Square, b: Square, c: Square) -> bool {
     let d = DIRECTION[a.index()][b.index()];
     d != 0 && d == DIRECTION[a.index()][c.index()]
+}
+
+/// The squares from `a` through `b` to the edge of the board (`b` and
+/// beyond, `a` excluded) when they share a line; else empty. A piece on `b`
+/// pinned to a king on `a` may move only there.
+#[inline(always)]
+pub fn ray_through(a: Square, b: Square) -> Bitboard {
+    RAYS[DIRECTION[a.index()][b.index()] as usize][a.index()]
 }
 
 /// Whether `a` and `b` share a rank, file or diagonal.
@@ -717,6 +817,18 @@ mod tests {
         assert!(pawn_attacks(Color::White, sq).contains("5f".parse().unwrap()));
         let n = knight_attacks(Color::Black, sq);
         assert!(n.contains("4c".parse().unwrap()) && n.contains("6c".parse().unwrap()));
+    }
+
+    #[test]
+    fn ray_through_matches_same_ray() {
+        for a in Square::all() {
+            for b in Square::all() {
+                let r = ray_through(a, b);
+                for c in Square::all() {
+                    assert_eq!(r.contains(c), same_ray(a, b, c), "{a} {b} {c}");
+                }
+            }
+        }
     }
 
     #[test]

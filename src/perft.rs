@@ -1,8 +1,9 @@
 //! Perft: counting the leaves of the legal move tree, the standard check of
-//! a move generator. The last ply is bulk-counted (the length of the legal
-//! move list, not a `do_move` per leaf), as every published figure is.
+//! a move generator. The last ply is bulk-counted (the number of legal moves,
+//! not a `do_move` per leaf), as every published figure is: `count_legal`
+//! runs the legal generator but counts each piece's destinations at once.
 
-use crate::movegen::{generate_legal, MoveList};
+use crate::movegen::{count_legal, generate_legal, MoveList};
 use crate::position::Position;
 use crate::types::Move;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,11 +13,11 @@ pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
+    if depth == 1 {
+        return count_legal(pos) as u64;
+    }
     let mut list = MoveList::new();
     generate_legal(pos, &mut list);
-    if depth == 1 {
-        return list.len() as u64;
-    }
     let mut nodes = 0;
     for &m in &list {
         pos.do_move(m);

@@ -117,7 +117,18 @@ impl Square {
     /// Whether the square lies in `color`'s promotion zone (the far three ranks).
     #[inline(always)]
     pub const fn in_promotion_zone(self, color: Color) -> bool {
-        self.relative_rank(color) < 3
+        // A table: the generator asks this for every piece it moves.
+        const ZONE: [[bool; 81]; 2] = {
+            let mut t = [[false; 81]; 2];
+            let mut sq = 0;
+            while sq < 81 {
+                t[0][sq] = sq % 9 < 3;
+                t[1][sq] = sq % 9 > 5;
+                sq += 1;
+            }
+            t
+        };
+        ZONE[color as usize][self.0 as usize]
     }
 
     /// The square one step forward for `color`, if on the board.
@@ -340,10 +351,17 @@ impl Piece {
     #[inline(always)]
     pub fn kind(self) -> PieceType {
         debug_assert!(!self.is_empty());
-        match PieceType::from_index(self.0 & 15) {
-            Some(pt) => pt,
-            None => PieceType::Pawn,
-        }
+        // One load: do/undo and the generators ask this constantly.
+        const KIND: [PieceType; 16] = {
+            let mut t = [PieceType::Pawn; 16];
+            let mut i = 1;
+            while i < 15 {
+                t[i] = PieceType::ALL[i - 1];
+                i += 1;
+            }
+            t
+        };
+        KIND[(self.0 & 15) as usize]
     }
 
     /// Index 0..32 for tables.

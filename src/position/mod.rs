@@ -379,6 +379,45 @@ impl Position {
             && (bitboard::bishop_attacks(sq, occ) & bh).any()
     }
 
+    /// The squares of `targets`, all next to `c`'s king on `ksq`, that the
+    /// king may step to: those no piece of `!c` attacks once the king has
+    /// left `ksq` (a slider checking through it then sees behind it). One
+    /// pass over the few enemy pieces that could matter, instead of a full
+    /// attack test per square.
+    pub fn king_escapes(&self, c: Color, ksq: Square, targets: Bitboard) -> Bitboard {
+        let them = !c;
+        let enemy = self.by_color[them.index()];
+        let occ = self.occupied().without(ksq);
+        let t = &self.by_type;
+        let mut attacked = Bitboard::EMPTY;
+        // Anything close enough to step there, whatever its kind.
+        for s in enemy & bitboard::near(ksq) {
+            let pt = self.board[s.index()].kind();
+            attacked |= bitboard::attacks(them, pt, s, occ);
+        }
+        // Sliders from farther away, when their empty-board lines meet a
+        // target; most are on no line through the king's neighbourhood.
+        let far = enemy.and_not(bitboard::near(ksq));
+        let rook_far = far & bitboard::slider_lines_near(1, ksq);
+        let bishop_far = far & bitboard::slider_lines_near(0, ksq);
+        for s in t[PieceType::Lance.index()] & rook_far {
+            if (bitboard::lance_pseudo_attacks(them, s) & targets).any() {
+                attacked |= bitboard::lance_attacks(them, s, occ);
+            }
+        }
+        for s in (t[PieceType::Bishop.index()] | t[PieceType::Horse.index()]) & bishop_far {
+            if (bitboard::bishop_pseudo_attacks(s) & targets).any() {
+                attacked |= bitboard::bishop_attacks(s, occ);
+            }
+        }
+        for s in (t[PieceType::Rook.index()] | t[PieceType::Dragon.index()]) & rook_far {
+            if (bitboard::rook_pseudo_attacks(s) & targets).any() {
+                attacked |= bitboard::rook_attacks(s, occ);
+            }
+        }
+        targets.and_not(attacked)
+    }
+
     /// Pieces of either colour that alone block a slider of `!c` from the
     /// square `ksq` (for `c`'s king: its pins and the enemy's discoveries).
     fn slider_blockers(&self, c: Color, ksq: Square) -> Bitboard {
@@ -418,6 +457,23 @@ impl Position {
         }
     }
 
+    /// Moves `pc` from `from` to the empty square `to` (one XOR per set).
+    #[inline(always)]
+    fn move_piece(&mut self, from: Square, to: Square, pc: Piece) {
+        let pt = pc.kind();
+        let b = Bitboard::from_square(from) | Bitboard::from_square(to);
+        self.board[from.index()] = Piece::EMPTY;
+        self.board[to.index()] = pc;
+        self.by_color[pc.color().index()] ^= b;
+        self.by_type[pt.index()] ^= b;
+        if is_gold_like(pt) {
+            self.golds ^= b;
+        }
+        if pt == PieceType::King {
+            self.king_sq[pc.color().index()] = Some(to);
+        }
+    }
+
     #[inline(always)]
     fn remove_piece(&mut self, sq: Square) -> Piece {
         let pc = self.board[sq.index()];
@@ -442,6 +498,51 @@ impl Position {
             }
             _ => Bitboard::EMPTY,
         };
+        self.set_check_info(checkers);
+    }
+
+    /// The checkers after `m`, just played by `!self.side_to_move`, from what
+    /// the move can do: the moved piece checks directly, or it uncovers a
+    /// slider when it was a blocker of the enemy king (`prev_blockers`, the
+    /// blockers before the move) and left the line. Nothing else changed.
+    fn checkers_after(&self, m: Move, prev_blockers: Bitboard) -> Bitboard {
+        let them = self.side_to_move;
+        let Some(k) = self.king_sq[them.index()] else {
+            return Bitboard::EMPTY;
+        };
+        let to = m.to();
+        let occ = self.occupied();
+        let pc = self.board[to.index()];
+        let mut checkers = Bitboard::EMPTY;
+        if bitboard::attacks(!them, pc.kind(), to, occ).contains(k) {
+            checkers = Bitboard::from_square(to);
+        }
+        if !m.is_drop() && prev_blockers.contains(m.from()) && !bitboard::same_ray(k, m.from(), to)
+        {
+            checkers |= self.attackers_to(!them, k, occ);
+        }
+        checkers
+    }
+
+    /// The blockers after `m`, just played: a king's blockers (`prev` before
+    /// the move) stay as they were unless the move touched a square on one
+    /// of the king's lines, since snipers and what stands between them and
+    /// the king are all on those lines. A king move touches its own lines.
+    fn blockers_after(&self, m: Move, prev: &[Bitboard; 2]) -> [Bitboard; 2] {
+        let mut blockers = *prev;
+        for c in Color::ALL {
+            if let Some(k) = self.king_sq[c.index()] {
+                let on_lines = |sq: Square| sq == k || bitboard::aligned(k, sq);
+                if on_lines(m.to()) || (!m.is_drop() && on_lines(m.from())) {
+                    blockers[c.index()] = self.slider_blockers(c, k);
+                }
+            }
+        }
+        blockers
+    }
+
+    /// Stores `checkers` and the recomputed blockers in the current state.
+    fn set_check_info(&mut self, checkers: Bitboard) {
         let mut blockers = [Bitboard::EMPTY; 2];
         for c in Color::ALL {
             if let Some(k) = self.king_sq[c.index()] {
@@ -510,7 +611,7 @@ impl Position {
             board_key ^= keys.psq[pc.index()][to.index()];
         } else {
             let from = m.from();
-            let pc = self.remove_piece(from);
+            let pc = self.board[from.index()];
             moved_piece = pc;
             board_key ^= keys.psq[pc.index()][from.index()];
             if !self.board[to.index()].is_empty() {
@@ -521,11 +622,14 @@ impl Position {
                 hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
             }
             let moved = if m.is_promotion() {
-                Piece::new(us, pc.kind().promote())
+                self.remove_piece(from);
+                let moved = Piece::new(us, pc.kind().promote());
+                self.put_piece(to, moved);
+                moved
             } else {
+                self.move_piece(from, to, pc);
                 pc
             };
-            self.put_piece(to, moved);
             board_key ^= keys.psq[moved.index()][to.index()];
         }
 
@@ -543,8 +647,11 @@ impl Position {
             continuous_check: prev.continuous_check,
             plies_from_null: prev.plies_from_null + 1,
         });
-        self.update_check_info();
+        let checkers = self.checkers_after(m, prev.blockers[(!us).index()]);
+        let blockers = self.blockers_after(m, &prev.blockers);
         let st = self.states.last_mut().expect("state just pushed");
+        st.checkers = checkers;
+        st.blockers = blockers;
         st.continuous_check[us.index()] = if st.checkers.any() {
             prev.continuous_check[us.index()] + 2
         } else {
@@ -564,13 +671,12 @@ impl Position {
             let pc = self.remove_piece(to);
             self.hands[us.index()].add(pc.kind());
         } else {
-            let moved = self.remove_piece(to);
-            let original = if m.is_promotion() {
-                Piece::new(us, moved.kind().unpromote())
+            if m.is_promotion() {
+                let moved = self.remove_piece(to);
+                self.put_piece(m.from(), Piece::new(us, moved.kind().unpromote()));
             } else {
-                moved
-            };
-            self.put_piece(m.from(), original);
+                self.move_piece(to, m.from(), self.board[to.index()]);
+            }
             if !st.captured.is_empty() {
                 self.put_piece(to, st.captured);
                 self.hands[us.index()].remove(st.captured.kind().unpromote());
@@ -935,6 +1041,34 @@ mod tests {
             pos.do_move(mv);
             assert_eq!(pos.key(), predicted);
             assert_eq!(pos.board_key(), predicted_board);
+        }
+    }
+
+    #[test]
+    fn incremental_checkers_and_blockers_match_a_full_scan() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(12);
+        for _ in 0..200 {
+            let mut pos = Position::startpos();
+            for _ in 0..150 {
+                let moves = crate::movegen::legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                pos.do_move(moves[rng.gen_range(0..moves.len())]);
+                let us = pos.side_to_move();
+                let k = pos.king_square(us).unwrap();
+                assert_eq!(
+                    pos.checkers(),
+                    pos.attackers_to(!us, k, pos.occupied()),
+                    "{}",
+                    pos.to_sfen()
+                );
+                for c in Color::ALL {
+                    let k = pos.king_square(c).unwrap();
+                    assert_eq!(pos.blockers_for_king(c), pos.slider_blockers(c, k));
+                }
+            }
         }
     }
 
