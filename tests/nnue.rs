@@ -6,8 +6,10 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use ryuo::movegen::legal_moves;
+use ryuo::nnue::features::{active_features, mirror_feature};
 use ryuo::nnue::{evaluate_from_scratch, Accumulators, Network};
 use ryuo::position::Position;
+use ryuo::types::Color;
 use std::sync::Arc;
 
 /// Random walk with take-backs, like a search visiting a tree: compares the
@@ -92,4 +94,65 @@ fn switching_networks_drops_old_accumulators() {
     assert_eq!(va, evaluate_from_scratch(&a, &pos));
     assert_eq!(vb, evaluate_from_scratch(&b, &pos));
     assert_eq!(acc.evaluate(&a, &pos), va);
+}
+
+/// The board mirrored left to right (file 1 ↔ file 9), through its SFEN.
+fn mirrored(pos: &Position) -> Position {
+    let sfen = pos.to_sfen();
+    let mut fields: Vec<String> = sfen.split(' ').map(str::to_string).collect();
+    let ranks: Vec<String> = fields[0]
+        .split('/')
+        .map(|rank| {
+            // Split into squares ("+P" is one square, digits are runs).
+            let mut squares: Vec<String> = Vec::new();
+            let mut promoted = false;
+            for c in rank.chars() {
+                if c == '+' {
+                    promoted = true;
+                } else if let Some(n) = c.to_digit(10) {
+                    squares.extend((0..n).map(|_| "1".to_string()));
+                } else {
+                    squares.push(if promoted {
+                        format!("+{c}")
+                    } else {
+                        c.to_string()
+                    });
+                    promoted = false;
+                }
+            }
+            squares.reverse();
+            squares.concat()
+        })
+        .collect();
+    fields[0] = ranks.join("/");
+    Position::from_sfen(&fields.join(" ")).expect("a mirrored position is valid")
+}
+
+/// `mirror_feature` maps a position's features onto its mirror image's,
+/// from both perspectives.
+#[test]
+fn mirrored_features_are_the_mirror_positions_features() {
+    let mut rng = StdRng::seed_from_u64(77);
+    let mut pos = Position::startpos();
+    for _ in 0..150 {
+        let moves = legal_moves(&pos);
+        let Some(&m) = moves.choose(&mut rng) else {
+            break;
+        };
+        pos.do_move(m);
+        let mirror = mirrored(&pos);
+        for c in Color::ALL {
+            let mut a: Vec<usize> = active_features(&pos, c)
+                .iter()
+                .map(|&f| mirror_feature(f as usize))
+                .collect();
+            let mut b: Vec<usize> = active_features(&mirror, c)
+                .iter()
+                .map(|&f| f as usize)
+                .collect();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "{}", pos.to_sfen());
+        }
+    }
 }

@@ -79,6 +79,17 @@ pub fn hand_feature(perspective: Color, color: Color, pt: PieceType, slot: u32) 
     BOARD_FEATURES + owner(perspective, color) * HAND_SLOTS + HAND_OFFSET[pt.index()] + slot
 }
 
+/// The feature that `f` becomes when the board is mirrored left to right
+/// (file 1 ↔ file 9): shogi's rules are symmetric under that mirror, so a
+/// trainer may use each position twice.
+pub fn mirror_feature(f: usize) -> usize {
+    if f >= BOARD_FEATURES {
+        return f; // hands do not depend on files
+    }
+    let sq = f % Square::NUM;
+    f - sq + Square::from_index(sq).mirror().index()
+}
+
 /// Every active feature of `pos` from `perspective`, board first (in square
 /// order), then hands.
 pub fn active_features(pos: &Position, perspective: Color) -> ActiveFeatures {

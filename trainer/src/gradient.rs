@@ -6,6 +6,7 @@
 
 use crate::dataset::{Dataset, Sample};
 use crate::network::Network;
+use ryuo::nnue::features::{mirror_feature, MAX_ACTIVE};
 use ryuo::nnue::EVAL_SCALE;
 
 /// The training objective on `p = sigmoid(y)` against the target `t`.
@@ -103,6 +104,32 @@ fn forward(net: &Network, s: &Sample, scratch: &mut Scratch) -> f32 {
     y
 }
 
+/// Set in a sample index: use the sample's left-right mirror image (see
+/// `ryuo::nnue::features::mirror_feature`) instead of the sample itself.
+pub const MIRROR: u32 = 1 << 31;
+
+/// Room for one perspective's features of a mirrored sample.
+type MirrorBuf = [[u16; MAX_ACTIVE]; 2];
+
+/// Sample `i` of `data`, mirrored into `buf` when `i` carries `MIRROR`.
+fn sample<'a>(data: &'a Dataset, i: u32, buf: &'a mut MirrorBuf) -> Sample<'a> {
+    let s = data.get((i & !MIRROR) as usize);
+    if i & MIRROR == 0 {
+        return s;
+    }
+    let [b0, b1] = buf;
+    for (src, dst) in [(s.stm, &mut *b0), (s.other, &mut *b1)] {
+        for (d, &f) in dst.iter_mut().zip(src) {
+            *d = mirror_feature(f as usize) as u16;
+        }
+    }
+    Sample {
+        stm: &b0[..s.stm.len()],
+        other: &b1[..s.other.len()],
+        ..s
+    }
+}
+
 /// Adds `scale ·` the gradient of the loss summed over samples `indices`
 /// of `data` to `grad` (the network's layout); returns the summed loss.
 pub fn accumulate_gradient(
@@ -118,8 +145,9 @@ pub fn accumulate_gradient(
     let layout = net.layout();
     let w = net.out_weights();
     let mut total = 0.0f64;
+    let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
     for &i in indices {
-        let s = data.get(i as usize);
+        let s = sample(data, i, &mut buf);
         let y = forward(net, &s, scratch);
         let (loss, slope) = obj.loss_and_slope(y, obj.target(&s));
         total += loss;
@@ -182,10 +210,11 @@ fn add_to_rows(rows: &mut [f32], h: usize, features: &[u16], delta: &[f32]) {
 /// Summed loss over samples `indices`, without gradient.
 pub fn loss_sum(net: &Network, obj: &Objective, data: &Dataset, indices: &[u32]) -> f64 {
     let mut scratch = Scratch::new(net.hidden);
+    let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
     indices
         .iter()
         .map(|&i| {
-            let s = data.get(i as usize);
+            let s = sample(data, i, &mut buf);
             let y = forward(net, &s, &mut scratch);
             obj.loss_and_slope(y, obj.target(&s)).0
         })
@@ -195,6 +224,39 @@ pub fn loss_sum(net: &Network, obj: &Objective, data: &Dataset, indices: &[u32])
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mirrored_samples_map_features_and_keep_labels() {
+        use ryuo::position::Position;
+        let mut data = Dataset::new();
+        // The first position is its own mirror image; the second is not.
+        let symmetric =
+            Position::from_sfen("4k4/9/ppppppppp/9/9/9/PPPPPPPPP/9/4K4 b 2G 1").unwrap();
+        data.push_position(&symmetric, 40, 1);
+        let lopsided = Position::from_sfen(
+            "lnsgkgsnl/1r5b1/ppppppp1p/7p1/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3",
+        )
+        .unwrap();
+        data.push_position(&lopsided, -25, -1);
+        let net = Network::new(32, 3);
+        let obj = Objective {
+            lambda: 0.5,
+            loss: Loss::Mse,
+        };
+        let plain = loss_sum(&net, &obj, &data, &[0]);
+        assert_eq!(plain, loss_sum(&net, &obj, &data, &[MIRROR]));
+        let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
+        let m = sample(&data, 1 | MIRROR, &mut buf);
+        let s = data.get(1);
+        assert_eq!((m.score, m.result), (s.score, s.result));
+        assert_ne!(m.stm, s.stm);
+        let back: Vec<u16> = m
+            .stm
+            .iter()
+            .map(|&f| mirror_feature(f as usize) as u16)
+            .collect();
+        assert_eq!(back, s.stm);
+    }
 
     #[test]
     fn slopes_match_finite_differences() {

@@ -59,6 +59,9 @@ struct Cli {
     /// Share of the samples held out for validation.
     #[arg(long, default_value_t = 0.01)]
     val_fraction: f64,
+    /// Also train on the left-right mirror image of every training sample.
+    #[arg(long)]
+    mirror: bool,
     /// Clamp scores to ± this many centipawns when loading.
     #[arg(long)]
     score_clip: Option<i16>,
@@ -131,6 +134,7 @@ fn run(cli: Cli) -> Result<(), String> {
         threads,
         seed: cli.seed,
         val_fraction: cli.val_fraction,
+        mirror: cli.mirror,
     };
     let mut failure = None;
     train(&mut state, &data, &config, |state, r| {

@@ -7,7 +7,7 @@
 //! thread order, element by element, so no sum depends on timing.
 
 use crate::dataset::Dataset;
-use crate::gradient::{accumulate_gradient, loss_sum, Objective, Scratch};
+use crate::gradient::{accumulate_gradient, loss_sum, Objective, Scratch, MIRROR};
 use crate::network::Network;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -36,6 +36,9 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Share of the samples held out for validation.
     pub val_fraction: f64,
+    /// Also train on each training sample's left-right mirror image (the
+    /// rules are symmetric under it: twice the data for free).
+    pub mirror: bool,
 }
 
 impl TrainConfig {
@@ -230,6 +233,11 @@ pub fn train(
 ) {
     let threads = config.threads.max(1);
     let (val, mut train_idx) = split(data.len(), config.val_fraction, config.seed);
+    if config.mirror {
+        assert!(data.len() < MIRROR as usize, "too many samples to mirror");
+        let originals = train_idx.clone();
+        train_idx.extend(originals.iter().map(|&i| i | MIRROR));
+    }
     let mut workers = Workers {
         grads: (0..threads)
             .map(|_| vec![0.0; state.net.params.len()])
@@ -295,6 +303,7 @@ mod tests {
             threads: 1,
             seed: 0,
             val_fraction: 0.0,
+            mirror: false,
         };
         let lrs: Vec<f32> = (0..5).map(|e| c.lr_at(e)).collect();
         assert_eq!(lrs, [1.0, 1.0, 0.5, 0.5, 0.25]);

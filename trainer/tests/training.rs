@@ -27,6 +27,7 @@ fn config(epochs: usize, threads: usize) -> TrainConfig {
         threads,
         seed: 11,
         val_fraction: 0.1,
+        mirror: false,
     }
 }
 
