@@ -84,7 +84,7 @@ impl Accumulators {
                 None => self.refresh(net, pos, n),
             }
         }
-        self.output(net, n, pos.side_to_move())
+        finish(net, pos, self.output(net, n, pos.side_to_move()))
     }
 
     fn is_valid(&self, pos: &Position, i: usize) -> bool {
@@ -166,6 +166,17 @@ impl Accumulators {
             .wrapping_add(net.out_bias);
         let cp = i64::from(sum) * i64::from(EVAL_SCALE) / i64::from(QA * QB);
         cp.clamp(-(MAX_EVAL as i64), MAX_EVAL as i64) as Value
+    }
+}
+
+/// The network's output in centipawns, plus the hand-crafted evaluation
+/// when the network is a correction to it.
+#[inline]
+fn finish(net: &Network, pos: &Position, output: Value) -> Value {
+    if net.adds_to_classic() {
+        (output + crate::eval::evaluate(pos)).clamp(-MAX_EVAL, MAX_EVAL)
+    } else {
+        output
     }
 }
 
@@ -272,5 +283,5 @@ pub fn evaluate_from_scratch(net: &Arc<Network>, pos: &Position) -> Value {
     acc.bind(net);
     let n = pos.state_count() - 1;
     acc.refresh(net, pos, n);
-    acc.output(net, n, pos.side_to_move())
+    finish(net, pos, acc.output(net, n, pos.side_to_move()))
 }

@@ -22,11 +22,12 @@
 //! | offset | size | content |
 //! | --- | --- | --- |
 //! | 0 | 8 | magic `RYUONNUE` |
-//! | 8 | 4 | format version, `u32` = 1 |
+//! | 8 | 4 | format version, `u32`: 2 (1 is read too) |
 //! | 12 | 4 | feature set, `u32` = 1 (`features.rs`: piece-square + hand slots) |
 //! | 16 | 4 | hidden width `H`, `u32`, a multiple of 16, at most 2048 |
 //! | 20 | 4 | activation, `u32` = 0 (clipped ReLU) |
-//! | 24 | 2·H | hidden biases, `i16[H]` |
+//! | 24 | 4 | flags, `u32` (version 2 only): bit 0 = the output is added to the hand-crafted evaluation |
+//! | 28 | 2·H | hidden biases, `i16[H]` (offset 24 in version 1) |
 //! | … | 2·H·N | feature weights, `i16[N][H]` (row per feature, N = `NUM_FEATURES`) |
 //! | … | 4·H | output weights, `i16[2H]`: side to move's units, then the other's |
 //! | … | 4 | output bias, `i32` |
@@ -45,8 +46,9 @@ pub const QB: i32 = 512;
 pub const EVAL_SCALE: i32 = 600;
 /// File magic.
 pub const MAGIC: &[u8; 8] = b"RYUONNUE";
-/// File format version.
-pub const FORMAT_VERSION: u32 = 1;
+/// File format version written (version 1, without the flags word, is
+/// still read).
+pub const FORMAT_VERSION: u32 = 2;
 /// Identifier of the feature set in `features.rs`.
 pub const FEATURE_SET_ID: u32 = 1;
 /// Widest hidden layer a file may declare.
@@ -56,7 +58,7 @@ mod accumulator;
 pub mod network;
 
 pub use accumulator::{evaluate_from_scratch, Accumulators, MAX_EVAL};
-pub use network::{Network, NetworkError};
+pub use network::{Network, NetworkError, FLAG_ADDS_TO_CLASSIC};
 
 /// The network built into the binary, read once. `None` until a trained
 /// network is committed.

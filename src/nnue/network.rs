@@ -5,8 +5,13 @@ use super::features::NUM_FEATURES;
 use super::{FEATURE_SET_ID, FORMAT_VERSION, MAGIC, MAX_HIDDEN};
 use std::fmt;
 
-/// Length of the fixed header.
-const HEADER_BYTES: usize = 24;
+/// Length of the header of a version-1 file; version 2 adds a `u32` of
+/// flags.
+const HEADER_BYTES_V1: usize = 24;
+
+/// Flag: the network's output is a correction added to the hand-crafted
+/// evaluation (a hybrid evaluation) rather than the whole evaluation.
+pub const FLAG_ADDS_TO_CLASSIC: u32 = 1;
 
 /// A quantised network, ready for integer inference.
 #[derive(Clone)]
@@ -20,6 +25,8 @@ pub struct Network {
     pub(crate) out_weights: Vec<i16>,
     /// Output bias, `QA·QB` scale.
     pub(crate) out_bias: i32,
+    /// `FLAG_*` bits.
+    flags: u32,
 }
 
 impl fmt::Debug for Network {
@@ -41,6 +48,8 @@ pub enum NetworkError {
     UnsupportedFeatureSet(u32),
     /// An activation this build does not compute.
     UnsupportedActivation(u32),
+    /// Flags this build does not know.
+    UnsupportedFlags(u32),
     /// A hidden width that is zero, not a multiple of 16 or too wide.
     BadHiddenWidth(u32),
     /// The file is not exactly as long as its header says.
@@ -62,6 +71,7 @@ impl fmt::Display for NetworkError {
             NetworkError::UnsupportedVersion(v) => write!(f, "unsupported format version {v}"),
             NetworkError::UnsupportedFeatureSet(v) => write!(f, "unsupported feature set {v}"),
             NetworkError::UnsupportedActivation(v) => write!(f, "unsupported activation {v}"),
+            NetworkError::UnsupportedFlags(v) => write!(f, "unsupported flags {v:#x}"),
             NetworkError::BadHiddenWidth(h) => write!(
                 f,
                 "hidden width {h} is not a positive multiple of 16 up to {MAX_HIDDEN}"
@@ -114,19 +124,29 @@ impl Network {
         self.hidden
     }
 
-    /// File length implied by a hidden width.
+    /// Whether the output is added to the hand-crafted evaluation.
+    pub fn adds_to_classic(&self) -> bool {
+        self.flags & FLAG_ADDS_TO_CLASSIC != 0
+    }
+
+    /// Length of a current-version file with this hidden width.
     pub fn file_len(hidden: usize) -> usize {
-        HEADER_BYTES + 2 * hidden + 2 * hidden * NUM_FEATURES + 4 * hidden + 4
+        Network::file_len_of(FORMAT_VERSION, hidden)
+    }
+
+    fn file_len_of(version: u32, hidden: usize) -> usize {
+        let header = HEADER_BYTES_V1 + if version >= 2 { 4 } else { 0 };
+        header + 2 * hidden + 2 * hidden * NUM_FEATURES + 4 * hidden + 4
     }
 
     /// Reads a network from the bytes of a file.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
-        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+        if bytes.len() < HEADER_BYTES_V1 + 4 || &bytes[..8] != MAGIC {
             return Err(NetworkError::BadMagic);
         }
         let mut r = Reader { bytes, at: 8 };
         let version = r.u32();
-        if version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&version) {
             return Err(NetworkError::UnsupportedVersion(version));
         }
         let feature_set = r.u32();
@@ -142,7 +162,11 @@ impl Network {
         if activation != 0 {
             return Err(NetworkError::UnsupportedActivation(activation));
         }
-        let expected = Network::file_len(hidden);
+        let flags = if version >= 2 { r.u32() } else { 0 };
+        if flags & !FLAG_ADDS_TO_CLASSIC != 0 {
+            return Err(NetworkError::UnsupportedFlags(flags));
+        }
+        let expected = Network::file_len_of(version, hidden);
         if bytes.len() != expected {
             return Err(NetworkError::BadLength {
                 expected,
@@ -159,6 +183,7 @@ impl Network {
             ft_weights,
             out_weights,
             out_bias,
+            flags,
         })
     }
 
@@ -172,7 +197,13 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(Network::file_len(self.hidden));
         out.extend_from_slice(MAGIC);
-        for v in [FORMAT_VERSION, FEATURE_SET_ID, self.hidden as u32, 0] {
+        for v in [
+            FORMAT_VERSION,
+            FEATURE_SET_ID,
+            self.hidden as u32,
+            0,
+            self.flags,
+        ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for w in self
@@ -197,7 +228,15 @@ impl Network {
             ft_weights: ints(hidden * NUM_FEATURES, 60),
             out_weights: ints(2 * hidden, 100),
             out_bias: 1234,
+            flags: 0,
         }
+    }
+
+    /// The same network with its output added to the hand-crafted
+    /// evaluation, or not.
+    pub fn with_adds_to_classic(mut self, on: bool) -> Network {
+        self.flags = if on { FLAG_ADDS_TO_CLASSIC } else { 0 };
+        self
     }
 
     /// The row of feature weights of `feature`.
@@ -214,7 +253,7 @@ fn read_file_fallibly(path: &std::path::Path) -> Result<Vec<u8>, NetworkError> {
     let io = |e: std::io::Error| NetworkError::Io(e.to_string());
     let mut file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    let max = Network::file_len(MAX_HIDDEN) as u64;
+    let max = Network::file_len_of(FORMAT_VERSION, MAX_HIDDEN) as u64;
     if len > max {
         return Err(NetworkError::BadLength {
             expected: max as usize,
@@ -244,6 +283,20 @@ mod tests {
         assert_eq!(back.ft_weights, net.ft_weights);
         assert_eq!(back.out_weights, net.out_weights);
         assert_eq!(back.out_bias, net.out_bias);
+    }
+
+    #[test]
+    fn version_1_files_are_read() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(8);
+        let net = Network::random(16, &mut rng);
+        let mut bytes = net.to_bytes();
+        bytes[8] = 1; // version 1: no flags word
+        bytes.drain(24..28);
+        let back = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(back.ft_weights, net.ft_weights);
+        assert!(!back.adds_to_classic());
+        let hybrid = Network::from_bytes(&net.with_adds_to_classic(true).to_bytes()).unwrap();
+        assert!(hybrid.adds_to_classic());
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //!
 //! A sample is a position reduced to what the trainer needs: the active
 //! features from the side to move's perspective and from the other's, the
-//! score (side to move's view, centipawns) and the game result (side to
-//! move's view: 1 win, 0 draw, −1 loss). Feature lists live in one flat
+//! score (side to move's view, centipawns), the game result (side to
+//! move's view: 1 win, 0 draw, −1 loss) and the hand-crafted evaluation
+//! (for hybrid networks, `--residual`). Feature lists live in one flat
 //! `u16` vector; both perspectives of a position have the same number of
 //! features (every piece is one feature in each), so a sample is
 //! `features[offsets[i]..offsets[i + 1]]`, the first half for the side to
-//! move. A full position costs 2 · 40 · 2 + 8 + 3 = 171 bytes: ten million
+//! move. A full position costs 2 · 40 · 2 + 8 + 5 = 173 bytes: ten million
 //! positions take 1.7 GB.
 
 use ryuo::nnue::features::active_features;
@@ -20,6 +21,9 @@ pub struct Dataset {
     offsets: Vec<u64>,
     scores: Vec<i16>,
     results: Vec<i8>,
+    /// The hand-crafted evaluation of each position (side to move's view),
+    /// for networks trained as a correction to it.
+    bases: Vec<i16>,
 }
 
 /// One sample, borrowed from a `Dataset`.
@@ -33,6 +37,8 @@ pub struct Sample<'a> {
     pub score: i16,
     /// Game result from the side to move's view: 1, 0 or −1.
     pub result: i8,
+    /// The hand-crafted evaluation, centipawns, side to move's view.
+    pub base: i16,
 }
 
 impl Dataset {
@@ -63,11 +69,12 @@ impl Dataset {
             other: &self.features[mid..b],
             score: self.scores[i],
             result: self.results[i],
+            base: self.bases[i],
         }
     }
 
     /// Adds a sample from its feature lists (which must have equal lengths).
-    pub fn push_features(&mut self, stm: &[u16], other: &[u16], score: i16, result: i8) {
+    pub fn push_features(&mut self, stm: &[u16], other: &[u16], score: i16, result: i8, base: i16) {
         assert_eq!(stm.len(), other.len(), "perspectives differ in length");
         if self.offsets.is_empty() {
             self.offsets.push(0);
@@ -77,6 +84,7 @@ impl Dataset {
         self.offsets.push(self.features.len() as u64);
         self.scores.push(score);
         self.results.push(result.clamp(-1, 1));
+        self.bases.push(base);
     }
 
     /// Adds `pos` labelled with `score` and `result` (side to move's view).
@@ -85,14 +93,15 @@ impl Dataset {
         let stm = pos.side_to_move();
         let us = active_features(pos, stm);
         let them = active_features(pos, !stm);
-        self.push_features(&us, &them, score, result);
+        let base = ryuo::eval::evaluate(pos).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        self.push_features(&us, &them, score, result, base);
     }
 
     /// Appends every sample of `other`, in order.
     pub fn append(&mut self, other: &Dataset) {
         for i in 0..other.len() {
             let s = other.get(i);
-            self.push_features(s.stm, s.other, s.score, s.result);
+            self.push_features(s.stm, s.other, s.score, s.result, s.base);
         }
     }
 
@@ -103,11 +112,12 @@ impl Dataset {
         self.offsets.reserve(samples);
         self.scores.reserve(samples);
         self.results.reserve(samples);
+        self.bases.reserve(samples);
     }
 
     /// Bytes held (capacity aside).
     pub fn memory_bytes(&self) -> usize {
-        self.features.len() * 2 + self.offsets.len() * 8 + self.len() * 3
+        self.features.len() * 2 + self.offsets.len() * 8 + self.len() * 5
     }
 
     /// Releases spare capacity after loading.
@@ -116,6 +126,7 @@ impl Dataset {
         self.offsets.shrink_to_fit();
         self.scores.shrink_to_fit();
         self.results.shrink_to_fit();
+        self.bases.shrink_to_fit();
     }
 }
 
@@ -135,6 +146,7 @@ mod tests {
         assert_eq!(s.stm, &active_features(&pos, Color::Black)[..]);
         assert_eq!(s.other, &active_features(&pos, Color::White)[..]);
         assert_eq!((s.score, s.result), (-12, -1));
-        assert_eq!(d.memory_bytes(), 2 * 160 + 3 * 8 + 2 * 3);
+        assert_eq!(d.memory_bytes(), 2 * 160 + 3 * 8 + 2 * 5);
+        assert_eq!(s.base as i32, ryuo::eval::evaluate(&pos));
     }
 }

@@ -28,6 +28,9 @@ pub struct Objective {
     pub lambda: f32,
     /// The loss.
     pub loss: Loss,
+    /// The network learns a correction to the hand-crafted evaluation: its
+    /// logit is added to `base / EVAL_SCALE`.
+    pub residual: bool,
 }
 
 impl Objective {
@@ -36,6 +39,16 @@ impl Objective {
         let from_score = sigmoid(s.score as f32 / EVAL_SCALE as f32);
         let from_result = (s.result as f32 + 1.0) / 2.0;
         self.lambda * from_score + (1.0 - self.lambda) * from_result
+    }
+
+    /// The logit of the whole evaluation given the network's `y`.
+    #[inline]
+    pub fn logit(&self, y: f32, s: &Sample) -> f32 {
+        if self.residual {
+            y + s.base as f32 / EVAL_SCALE as f32
+        } else {
+            y
+        }
     }
 
     /// Loss of logit `y` against target `t`, and its derivative in `y`.
@@ -148,7 +161,7 @@ pub fn accumulate_gradient(
     let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
     for &i in indices {
         let s = sample(data, i, &mut buf);
-        let y = forward(net, &s, scratch);
+        let y = obj.logit(forward(net, &s, scratch), &s);
         let (loss, slope) = obj.loss_and_slope(y, obj.target(&s));
         total += loss;
         let g = slope * scale;
@@ -215,7 +228,7 @@ pub fn loss_sum(net: &Network, obj: &Objective, data: &Dataset, indices: &[u32])
         .iter()
         .map(|&i| {
             let s = sample(data, i, &mut buf);
-            let y = forward(net, &s, &mut scratch);
+            let y = obj.logit(forward(net, &s, &mut scratch), &s);
             obj.loss_and_slope(y, obj.target(&s)).0
         })
         .sum()
@@ -242,6 +255,7 @@ mod tests {
         let obj = Objective {
             lambda: 0.5,
             loss: Loss::Mse,
+            residual: false,
         };
         let plain = loss_sum(&net, &obj, &data, &[0]);
         assert_eq!(plain, loss_sum(&net, &obj, &data, &[MIRROR]));
@@ -261,7 +275,11 @@ mod tests {
     #[test]
     fn slopes_match_finite_differences() {
         for loss in [Loss::Mse, Loss::Ce] {
-            let obj = Objective { lambda: 0.5, loss };
+            let obj = Objective {
+                lambda: 0.5,
+                loss,
+                residual: false,
+            };
             for (y, t) in [(0.3f32, 0.8f32), (-1.5, 0.2), (2.0, 0.5)] {
                 let e = 1e-3;
                 let (lp, _) = obj.loss_and_slope(y + e, t);
@@ -280,10 +298,12 @@ mod tests {
             other: &[],
             score: 0,
             result: 1,
+            base: 0,
         };
         let obj = Objective {
             lambda: 0.25,
             loss: Loss::Mse,
+            residual: false,
         };
         assert!((obj.target(&s) - (0.25 * 0.5 + 0.75)).abs() < 1e-6);
     }

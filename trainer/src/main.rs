@@ -62,6 +62,10 @@ struct Cli {
     /// Also train on the left-right mirror image of every training sample.
     #[arg(long)]
     mirror: bool,
+    /// Train the network as a correction added to the hand-crafted
+    /// evaluation (a hybrid evaluation; the file is flagged so).
+    #[arg(long)]
+    residual: bool,
     /// Clamp scores to ± this many centipawns when loading.
     #[arg(long)]
     score_clip: Option<i16>,
@@ -125,6 +129,7 @@ fn run(cli: Cli) -> Result<(), String> {
         objective: Objective {
             lambda: cli.lambda,
             loss: cli.loss,
+            residual: cli.residual,
         },
         epochs: cli.epochs,
         batch_size: cli.batch_size,
@@ -143,7 +148,7 @@ fn run(cli: Cli) -> Result<(), String> {
             "epoch {:>3}  train {:.6}  val {}  lr {:.2e}  {:.0} samples/s  {:.1} s",
             r.epoch, r.train_loss, val, r.lr, r.samples_per_sec, r.elapsed
         );
-        if let Err(e) = save(state, &cli.out, cli.checkpoint.as_deref()) {
+        if let Err(e) = save(state, cli.residual, &cli.out, cli.checkpoint.as_deref()) {
             failure.get_or_insert(e);
         }
     });
@@ -195,8 +200,9 @@ fn load(cli: &Cli, threads: usize) -> Result<Dataset, String> {
 }
 
 /// Writes the quantised network and, if asked, the float checkpoint.
-fn save(state: &TrainState, out: &Path, ckpt: Option<&Path>) -> Result<(), String> {
-    let q = QuantisedNet::from_float(&state.net);
+fn save(state: &TrainState, residual: bool, out: &Path, ckpt: Option<&Path>) -> Result<(), String> {
+    let mut q = QuantisedNet::from_float(&state.net);
+    q.adds_to_classic = residual;
     let file = File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
     q.write(&mut BufWriter::new(file))
         .map_err(|e| format!("{}: {e}", out.display()))?;

@@ -104,7 +104,7 @@ pub fn load_records<D>(
         } else {
             for i in 0..room {
                 let s = d.get(i);
-                out.push_features(s.stm, s.other, s.score, s.result);
+                out.push_features(s.stm, s.other, s.score, s.result, s.base);
             }
             stats.kept += room;
         }

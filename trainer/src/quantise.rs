@@ -5,12 +5,18 @@
 use crate::dataset::Dataset;
 use crate::network::{out_quant_limit, Network, FT_QUANT_LIMIT, OUT_BIAS_QUANT_LIMIT};
 use ryuo::nnue::features::{active_features, NUM_FEATURES};
-use ryuo::nnue::{EVAL_SCALE, FEATURE_SET_ID, FORMAT_VERSION, MAGIC, MAX_EVAL, MAX_HIDDEN, QA, QB};
+use ryuo::nnue::{
+    EVAL_SCALE, FEATURE_SET_ID, FLAG_ADDS_TO_CLASSIC, FORMAT_VERSION, MAGIC, MAX_EVAL, MAX_HIDDEN,
+    QA, QB,
+};
 use ryuo::position::Position;
 use std::io::{Read, Write};
 
 /// Activation code of the clipped ReLU.
 const ACTIVATION_CRELU: u32 = 0;
+
+/// Header length of the format version written (with the flags word).
+const HEADER_BYTES: usize = 28;
 
 /// A network in the integers of the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +31,9 @@ pub struct QuantisedNet {
     pub out_weights: Vec<i16>,
     /// Output bias, `QA·QB` scale.
     pub out_bias: i32,
+    /// The output is added to the hand-crafted evaluation
+    /// (`ryuo::nnue::FLAG_ADDS_TO_CLASSIC`).
+    pub adds_to_classic: bool,
 }
 
 /// `x · scale` rounded to nearest (halves away from zero) within ±`limit`.
@@ -53,12 +62,13 @@ impl QuantisedNet {
                 .map(|x| quantise(*x, QB, out_lim) as i16)
                 .collect(),
             out_bias: quantise(net.out_bias(), QA * QB, OUT_BIAS_QUANT_LIMIT),
+            adds_to_classic: false,
         }
     }
 
     /// Size of the file for hidden width `hidden`.
     pub fn file_size(hidden: usize) -> usize {
-        24 + 2 * hidden + 2 * hidden * NUM_FEATURES + 4 * hidden + 4
+        HEADER_BYTES + 2 * hidden + 2 * hidden * NUM_FEATURES + 4 * hidden + 4
     }
 
     /// Writes the network file.
@@ -70,6 +80,7 @@ impl QuantisedNet {
             FEATURE_SET_ID,
             self.hidden as u32,
             ACTIVATION_CRELU,
+            self.flags(),
         ] {
             out.extend_from_slice(&x.to_le_bytes());
         }
@@ -86,12 +97,16 @@ impl QuantisedNet {
     pub fn read(r: &mut impl Read) -> Result<QuantisedNet, String> {
         let mut bytes = Vec::new();
         r.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-        if bytes.len() < 24 || &bytes[..8] != MAGIC {
+        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
             return Err("not a Ryuo network".into());
         }
         let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
         if u32_at(8) != FORMAT_VERSION || u32_at(12) != FEATURE_SET_ID || u32_at(20) != 0 {
             return Err("unsupported version, feature set or activation".into());
+        }
+        let flags = u32_at(24);
+        if flags & !FLAG_ADDS_TO_CLASSIC != 0 {
+            return Err(format!("unsupported flags {flags:#x}"));
         }
         let h = u32_at(16) as usize;
         if h == 0 || !h.is_multiple_of(16) || h > MAX_HIDDEN {
@@ -104,7 +119,7 @@ impl QuantisedNet {
                 Self::file_size(h)
             ));
         }
-        let mut o = 24;
+        let mut o = HEADER_BYTES;
         let mut i16s = |n: usize| -> Vec<i16> {
             let v = bytes[o..o + 2 * n]
                 .chunks_exact(2)
@@ -123,16 +138,32 @@ impl QuantisedNet {
             ft_weights,
             out_weights,
             out_bias,
+            adds_to_classic: flags & FLAG_ADDS_TO_CLASSIC != 0,
         })
+    }
+
+    /// The header's flags word.
+    fn flags(&self) -> u32 {
+        if self.adds_to_classic {
+            FLAG_ADDS_TO_CLASSIC
+        } else {
+            0
+        }
     }
 
     /// The evaluation of `pos` in centipawns, side to move's view, computed
     /// as the engine does: `i16` accumulators, `clamp(acc, 0, QA)`, an `i32`
     /// dot product with the output weights plus the output bias, then
     /// `· EVAL_SCALE / (QA·QB)` truncated, clamped to ±`MAX_EVAL`.
+    /// A hybrid network adds the hand-crafted evaluation, clamped again.
     pub fn evaluate(&self, pos: &Position) -> i32 {
         let stm = pos.side_to_move();
-        self.evaluate_features(&active_features(pos, stm), &active_features(pos, !stm))
+        let net = self.evaluate_features(&active_features(pos, stm), &active_features(pos, !stm));
+        if self.adds_to_classic {
+            (net + ryuo::eval::evaluate(pos)).clamp(-MAX_EVAL, MAX_EVAL)
+        } else {
+            net
+        }
     }
 
     /// `evaluate` on the active features of the side to move and of the

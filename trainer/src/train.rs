@@ -294,6 +294,7 @@ mod tests {
             objective: Objective {
                 lambda: 1.0,
                 loss: Default::default(),
+                residual: false,
             },
             epochs: 1,
             batch_size: 1,

@@ -18,6 +18,7 @@ fn config(epochs: usize, threads: usize) -> TrainConfig {
         objective: Objective {
             lambda: 0.75,
             loss: Loss::Mse,
+            residual: false,
         },
         epochs,
         batch_size: 256,
@@ -85,25 +86,39 @@ fn quantised_file_round_trip() {
     let q = QuantisedNet::from_float(&net);
     let mut bytes = Vec::new();
     q.write(&mut bytes).unwrap();
-    assert_eq!(bytes.len(), 24 + 2 * h + 2 * h * NUM_FEATURES + 4 * h + 4);
+    assert_eq!(bytes.len(), 28 + 2 * h + 2 * h * NUM_FEATURES + 4 * h + 4);
     assert_eq!(&bytes[..8], MAGIC);
     let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
     assert_eq!(
-        [u32_at(8), u32_at(12), u32_at(16), u32_at(20)],
-        [FORMAT_VERSION, FEATURE_SET_ID, h as u32, 0]
+        [u32_at(8), u32_at(12), u32_at(16), u32_at(20), u32_at(24)],
+        [FORMAT_VERSION, FEATURE_SET_ID, h as u32, 0, 0]
     );
     // Spot values at their documented offsets.
     let i16_at = |o: usize| i16::from_le_bytes([bytes[o], bytes[o + 1]]);
-    assert_eq!(i16_at(24), (net.ft_bias()[0] * 255.0).round() as i16);
-    let row7 = 24 + 2 * h + 2 * 7 * h;
+    assert_eq!(i16_at(28), (net.ft_bias()[0] * 255.0).round() as i16);
+    let row7 = 28 + 2 * h + 2 * 7 * h;
     assert_eq!(i16_at(row7 + 2 * 3), (net.row(7)[3] * 255.0).round() as i16);
-    let out = 24 + 2 * h + 2 * h * NUM_FEATURES;
+    let out = 28 + 2 * h + 2 * h * NUM_FEATURES;
     assert_eq!(
         i16_at(out + 2 * h),
         (net.out_weights()[h] * QB as f32).round() as i16
     );
     let back = QuantisedNet::read(&mut bytes.as_slice()).unwrap();
     assert_eq!(back, q);
+    let hybrid = QuantisedNet {
+        adds_to_classic: true,
+        ..q.clone()
+    };
+    let mut hybrid_bytes = Vec::new();
+    hybrid.write(&mut hybrid_bytes).unwrap();
+    assert_eq!(
+        u32_at(24) | 1,
+        u32::from_le_bytes(hybrid_bytes[24..28].try_into().unwrap())
+    );
+    assert_eq!(
+        QuantisedNet::read(&mut hybrid_bytes.as_slice()).unwrap(),
+        hybrid
+    );
     bytes.push(0);
     assert!(QuantisedNet::read(&mut bytes.as_slice()).is_err());
 }
@@ -161,17 +176,24 @@ fn quantised_evaluation_tracks_the_float_one() {
 fn engine_reads_the_file_and_evaluates_like_the_trainer() {
     let data = random_play(2000, 8);
     let (state, _) = run(&data, 32, &config(2, 2));
-    let q = QuantisedNet::from_float(&state.net);
-    let mut bytes = Vec::new();
-    q.write(&mut bytes).unwrap();
-    let engine = std::sync::Arc::new(ryuo::nnue::Network::from_bytes(&bytes).unwrap());
-    for pos in test_positions(500) {
-        assert_eq!(
-            ryuo::nnue::evaluate_from_scratch(&engine, &pos),
-            q.evaluate(&pos),
-            "{}",
-            pos.to_sfen()
-        );
+    // Both a plain and a hybrid (adds the hand-crafted evaluation) file.
+    for adds_to_classic in [false, true] {
+        let q = QuantisedNet {
+            adds_to_classic,
+            ..QuantisedNet::from_float(&state.net)
+        };
+        let mut bytes = Vec::new();
+        q.write(&mut bytes).unwrap();
+        let engine = std::sync::Arc::new(ryuo::nnue::Network::from_bytes(&bytes).unwrap());
+        assert_eq!(engine.adds_to_classic(), adds_to_classic);
+        for pos in test_positions(300) {
+            assert_eq!(
+                ryuo::nnue::evaluate_from_scratch(&engine, &pos),
+                q.evaluate(&pos),
+                "{}",
+                pos.to_sfen()
+            );
+        }
     }
 }
 
@@ -180,7 +202,11 @@ fn gradient_matches_finite_differences() {
     let data = random_play(6, 5);
     let indices: Vec<u32> = (0..data.len() as u32).collect();
     for loss in [Loss::Mse, Loss::Ce] {
-        let obj = Objective { lambda: 0.5, loss };
+        let obj = Objective {
+            lambda: 0.5,
+            loss,
+            residual: false,
+        };
         // 36 units: one register tile of 32 and a remainder of 4.
         let mut net = Network::new(36, 6);
         // Larger output weights make every gradient clearly non-zero.
