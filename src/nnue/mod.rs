@@ -60,8 +60,26 @@ pub mod network;
 pub use accumulator::{evaluate_from_scratch, Accumulators, MAX_EVAL};
 pub use network::{Network, NetworkError, FLAG_ADDS_TO_CLASSIC};
 
-/// The network built into the binary, read once. `None` until a trained
-/// network is committed.
+/// The network built into the binary (`nets/default.nnue`; its lineage is
+/// in the README), read once. `None` only if that file were corrupt, which
+/// a test rules out.
 pub fn embedded() -> Option<std::sync::Arc<Network>> {
-    None
+    static EMBEDDED: std::sync::OnceLock<Option<std::sync::Arc<Network>>> =
+        std::sync::OnceLock::new();
+    EMBEDDED
+        .get_or_init(|| {
+            Network::from_bytes(include_bytes!("nets/default.nnue"))
+                .ok()
+                .map(std::sync::Arc::new)
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_embedded_network_is_valid() {
+        let net = super::embedded().expect("nets/default.nnue is a valid network");
+        assert!(net.hidden() >= 16);
+    }
 }

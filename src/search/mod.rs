@@ -101,14 +101,20 @@ impl Features {
 }
 
 /// Which static evaluation the search calls.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub enum Evaluator {
     /// The hand-crafted evaluation of `eval/`: the baseline the networks
     /// are measured against.
-    #[default]
     Classic,
     /// A learned network (`nnue/`).
     Network(Arc<Network>),
+}
+
+impl Default for Evaluator {
+    /// The network embedded in the binary.
+    fn default() -> Self {
+        crate::nnue::embedded().map_or(Evaluator::Classic, Evaluator::Network)
+    }
 }
 
 /// Settings that hold across searches.
