@@ -26,7 +26,7 @@ struct Cli {
     generate: usize,
     /// Weight of the search score in the target; the rest is the game
     /// result.
-    #[arg(long, default_value_t = 0.75)]
+    #[arg(long, default_value_t = 1.0)]
     lambda: f32,
     /// Loss on the win probability.
     #[arg(long, value_enum, default_value_t = Loss::Mse)]
