@@ -347,8 +347,14 @@ pub(crate) fn search<const PV: bool>(
             new_depth += 1;
         }
 
-        // Step 12. Make the move and search it.
+        // Step 12. Make the move and search it. The child's line starts
+        // empty: a null-window child that fails high leaves no line of its
+        // own, and a stale one from an earlier sibling must not be copied
+        // into this node's line (it once put moves after a mate in a PV).
         td.stack[ply].current_move = m;
+        if PV {
+            td.pv_len[ply + 1] = ply + 1;
+        }
         td.pos.do_move(m);
         let mut value;
         let reducible = features.late_move_reductions
