@@ -35,53 +35,6 @@ fn colour_mirror_same_side(pos: &Position) -> Option<Position> {
     Position::from_sfen(&fields.join(" ")).ok()
 }
 
-/// The board mirrored left to right (file 1 ↔ file 9), hands kept.
-fn left_right_mirror(pos: &Position) -> Position {
-    let sfen = pos.to_sfen();
-    let mut fields: Vec<String> = sfen.split(' ').map(str::to_string).collect();
-    let ranks: Vec<String> = fields[0].split('/').map(mirror_rank).collect();
-    fields[0] = ranks.join("/");
-    Position::from_sfen(&fields.join(" ")).expect("a mirrored SFEN is valid")
-}
-
-fn mirror_rank(rank: &str) -> String {
-    // Cells: a piece token (with its '+') or a run of empty squares.
-    let mut cells: Vec<String> = Vec::new();
-    let mut promoted = false;
-    for ch in rank.chars() {
-        if ch == '+' {
-            promoted = true;
-        } else if let Some(d) = ch.to_digit(10) {
-            cells.extend((0..d).map(|_| String::new()));
-        } else {
-            cells.push(if promoted {
-                format!("+{ch}")
-            } else {
-                ch.to_string()
-            });
-            promoted = false;
-        }
-    }
-    cells.reverse();
-    let mut out = String::new();
-    let mut empty = 0;
-    for cell in cells {
-        if cell.is_empty() {
-            empty += 1;
-        } else {
-            if empty > 0 {
-                out.push_str(&empty.to_string());
-                empty = 0;
-            }
-            out.push_str(&cell);
-        }
-    }
-    if empty > 0 {
-        out.push_str(&empty.to_string());
-    }
-    out
-}
-
 fn random_positions() -> Vec<Position> {
     include_str!("data/perft_random.tsv")
         .lines()
@@ -151,9 +104,9 @@ fn flipped_position_scores_the_same_for_the_side_to_move() {
 #[test]
 fn left_right_mirror_does_not_crash() {
     for pos in all_positions() {
-        let mirrored = left_right_mirror(&pos);
+        let mirrored = pos.mirrored();
         let _ = evaluate(&mirrored);
-        assert_eq!(left_right_mirror(&mirrored).to_sfen(), pos.to_sfen());
+        assert_eq!(mirrored.mirrored().to_sfen(), pos.to_sfen());
     }
 }
 

@@ -96,38 +96,6 @@ fn switching_networks_drops_old_accumulators() {
     assert_eq!(acc.evaluate(&a, &pos), va);
 }
 
-/// The board mirrored left to right (file 1 ↔ file 9), through its SFEN.
-fn mirrored(pos: &Position) -> Position {
-    let sfen = pos.to_sfen();
-    let mut fields: Vec<String> = sfen.split(' ').map(str::to_string).collect();
-    let ranks: Vec<String> = fields[0]
-        .split('/')
-        .map(|rank| {
-            // Split into squares ("+P" is one square, digits are runs).
-            let mut squares: Vec<String> = Vec::new();
-            let mut promoted = false;
-            for c in rank.chars() {
-                if c == '+' {
-                    promoted = true;
-                } else if let Some(n) = c.to_digit(10) {
-                    squares.extend((0..n).map(|_| "1".to_string()));
-                } else {
-                    squares.push(if promoted {
-                        format!("+{c}")
-                    } else {
-                        c.to_string()
-                    });
-                    promoted = false;
-                }
-            }
-            squares.reverse();
-            squares.concat()
-        })
-        .collect();
-    fields[0] = ranks.join("/");
-    Position::from_sfen(&fields.join(" ")).expect("a mirrored position is valid")
-}
-
 /// `mirror_feature` maps a position's features onto its mirror image's,
 /// from both perspectives.
 #[test]
@@ -140,7 +108,7 @@ fn mirrored_features_are_the_mirror_positions_features() {
             break;
         };
         pos.do_move(m);
-        let mirror = mirrored(&pos);
+        let mirror = pos.mirrored();
         for c in Color::ALL {
             let mut a: Vec<usize> = active_features(&pos, c)
                 .iter()

@@ -338,6 +338,21 @@ impl Position {
         s
     }
 
+    /// The position mirrored left to right (file 1 ↔ file 9), hands and side
+    /// to move kept. The rules are symmetric under this mirror, so tests and
+    /// trainers may use a position and its mirror image alike.
+    pub fn mirrored(&self) -> Position {
+        let mut pos = Position::empty();
+        for sq in self.occupied() {
+            pos.put_piece(sq.mirror(), self.board[sq.index()]);
+        }
+        pos.hands = self.hands;
+        pos.side_to_move = self.side_to_move;
+        pos.game_ply = self.game_ply;
+        pos.init_state();
+        pos
+    }
+
     /// Same board and hands with colours swapped and the board rotated 180°:
     /// the position as the other side sees it (for symmetry tests).
     pub fn flipped(&self) -> Position {
