@@ -13,8 +13,8 @@
 //! writes P L N S G B R. Each hand code names its kind, so every reader
 //! takes either, and the board bits agree exactly.
 
-use crate::position::{Position, SfenError};
-use crate::types::{Color, Move, PieceType, Square};
+use crate::position::{write_sfen, Position, SfenError};
+use crate::types::{Color, Hand, Move, Piece, PieceType, Square};
 use std::fmt;
 
 /// Why a position could not be packed or a packed code not be read.
@@ -284,58 +284,19 @@ impl PackedSfen {
     /// `unpack` adds (bit-level errors are still reported).
     pub fn to_sfen(&self, move_number: u32) -> Result<String, PackError> {
         let d = self.decode()?;
-        let mut s = String::with_capacity(96);
-        for rank in 0..9 {
-            let mut empty = 0u8;
-            for file in (0..9).rev() {
-                match d.board[Square::from_file_rank(file, rank).index()] {
-                    None => empty += 1,
-                    Some((c, pt)) => {
-                        if empty > 0 {
-                            s.push((b'0' + empty) as char);
-                            empty = 0;
-                        }
-                        if pt.is_promoted() {
-                            s.push('+');
-                        }
-                        s.push(letter(c, pt));
-                    }
-                }
-            }
-            if empty > 0 {
-                s.push((b'0' + empty) as char);
-            }
-            if rank < 8 {
-                s.push('/');
+        let mut board = [Piece::EMPTY; Square::NUM];
+        for (sq, cell) in board.iter_mut().zip(&d.board) {
+            if let Some((c, pt)) = *cell {
+                *sq = Piece::new(c, pt);
             }
         }
-        s.push_str(if d.side == Color::Black { " b " } else { " w " });
-        let len = s.len();
-        for c in Color::ALL {
-            for pt in [
-                PieceType::Rook,
-                PieceType::Bishop,
-                PieceType::Gold,
-                PieceType::Silver,
-                PieceType::Knight,
-                PieceType::Lance,
-                PieceType::Pawn,
-            ] {
-                let n = d.hands[c.index()][pt.index()];
-                if n > 1 {
-                    s.push_str(&n.to_string());
-                }
-                if n > 0 {
-                    s.push(letter(c, pt));
-                }
+        let mut hands = [Hand::EMPTY; 2];
+        for (hand, counts) in hands.iter_mut().zip(&d.hands) {
+            for pt in PACK_ORDER {
+                hand.set(pt, counts[pt.index()]);
             }
         }
-        if s.len() == len {
-            s.push('-');
-        }
-        s.push(' ');
-        s.push_str(&move_number.max(1).to_string());
-        Ok(s)
+        Ok(write_sfen(&board, &hands, d.side, move_number.max(1)))
     }
 
     fn decode(&self) -> Result<Decoded, PackError> {
@@ -390,14 +351,6 @@ impl PackedSfen {
             d.hands[c.index()][kind.index()] += 1;
         }
         Ok(d)
-    }
-}
-
-fn letter(c: Color, pt: PieceType) -> char {
-    let l = pt.letter();
-    match c {
-        Color::Black => l,
-        Color::White => l.to_ascii_lowercase(),
     }
 }
 

@@ -10,6 +10,7 @@ mod rules;
 mod sfen;
 
 pub use rules::{EnteringKingRule, Repetition};
+pub(crate) use sfen::write_sfen;
 pub use sfen::SfenError;
 
 use crate::bitboard::{self, Bitboard};

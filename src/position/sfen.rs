@@ -2,7 +2,7 @@
 
 use super::Position;
 use crate::bitboard::{self, Bitboard};
-use crate::types::{Color, Piece, PieceType, Square};
+use crate::types::{Color, Hand, Piece, PieceType, Square};
 use std::fmt;
 
 /// Why an SFEN string was refused.
@@ -276,66 +276,7 @@ impl Position {
 
     /// The SFEN of this position, hands in the usual order (R B G S N L P).
     pub fn to_sfen(&self) -> String {
-        let mut s = String::with_capacity(96);
-        for rank in 0..9 {
-            let mut empty = 0;
-            for file in (0..9).rev() {
-                let pc = self.board[Square::from_file_rank(file, rank).index()];
-                if pc.is_empty() {
-                    empty += 1;
-                } else {
-                    if empty > 0 {
-                        s.push((b'0' + empty) as char);
-                        empty = 0;
-                    }
-                    s.push_str(&pc.sfen());
-                }
-            }
-            if empty > 0 {
-                s.push((b'0' + empty) as char);
-            }
-            if rank < 8 {
-                s.push('/');
-            }
-        }
-        s.push_str(if self.side_to_move == Color::Black {
-            " b "
-        } else {
-            " w "
-        });
-        let order = [
-            PieceType::Rook,
-            PieceType::Bishop,
-            PieceType::Gold,
-            PieceType::Silver,
-            PieceType::Knight,
-            PieceType::Lance,
-            PieceType::Pawn,
-        ];
-        let mut any = false;
-        for c in Color::ALL {
-            for pt in order {
-                let n = self.hands[c.index()].count(pt);
-                if n > 0 {
-                    any = true;
-                    if n > 1 {
-                        s.push_str(&n.to_string());
-                    }
-                    let l = pt.letter();
-                    s.push(if c == Color::White {
-                        l.to_ascii_lowercase()
-                    } else {
-                        l
-                    });
-                }
-            }
-        }
-        if !any {
-            s.push('-');
-        }
-        s.push(' ');
-        s.push_str(&self.game_ply.to_string());
-        s
+        write_sfen(&self.board, &self.hands, self.side_to_move, self.game_ply)
     }
 
     /// The position mirrored left to right (file 1 ↔ file 9), hands and side
@@ -401,6 +342,74 @@ impl fmt::Display for Position {
             }
         )
     }
+}
+
+/// The SFEN text of a board, hands (in the usual order R B G S N L P),
+/// side to move and move number; shared by `Position::to_sfen` and the
+/// decoders of other formats (`learn::packed`), which then parse it back
+/// through `from_sfen` for the rule checks.
+pub(crate) fn write_sfen(
+    board: &[Piece; Square::NUM],
+    hands: &[Hand; 2],
+    side: Color,
+    move_number: u32,
+) -> String {
+    let mut s = String::with_capacity(96);
+    for rank in 0..9 {
+        let mut empty = 0;
+        for file in (0..9).rev() {
+            let pc = board[Square::from_file_rank(file, rank).index()];
+            if pc.is_empty() {
+                empty += 1;
+            } else {
+                if empty > 0 {
+                    s.push((b'0' + empty) as char);
+                    empty = 0;
+                }
+                s.push_str(&pc.sfen());
+            }
+        }
+        if empty > 0 {
+            s.push((b'0' + empty) as char);
+        }
+        if rank < 8 {
+            s.push('/');
+        }
+    }
+    s.push_str(if side == Color::Black { " b " } else { " w " });
+    let order = [
+        PieceType::Rook,
+        PieceType::Bishop,
+        PieceType::Gold,
+        PieceType::Silver,
+        PieceType::Knight,
+        PieceType::Lance,
+        PieceType::Pawn,
+    ];
+    let mut any = false;
+    for c in Color::ALL {
+        for pt in order {
+            let n = hands[c.index()].count(pt);
+            if n > 0 {
+                any = true;
+                if n > 1 {
+                    s.push_str(&n.to_string());
+                }
+                let l = pt.letter();
+                s.push(if c == Color::White {
+                    l.to_ascii_lowercase()
+                } else {
+                    l
+                });
+            }
+        }
+    }
+    if !any {
+        s.push('-');
+    }
+    s.push(' ');
+    s.push_str(&move_number.to_string());
+    s
 }
 
 #[cfg(test)]
