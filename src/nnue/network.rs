@@ -218,6 +218,46 @@ impl Network {
         out
     }
 
+    /// A network from its quantised parts (what a trainer exports), checked
+    /// like a file: sizes must agree with the hidden width.
+    pub fn from_parts(
+        ft_bias: Vec<i16>,
+        ft_weights: Vec<i16>,
+        out_weights: Vec<i16>,
+        out_bias: i32,
+        adds_to_classic: bool,
+    ) -> Result<Network, NetworkError> {
+        let hidden = ft_bias.len();
+        if hidden == 0 || !hidden.is_multiple_of(16) || hidden > MAX_HIDDEN {
+            return Err(NetworkError::BadHiddenWidth(hidden as u32));
+        }
+        let found = ft_weights.len() + out_weights.len();
+        let expected = hidden * NUM_FEATURES + 2 * hidden;
+        if found != expected {
+            return Err(NetworkError::BadLength { expected, found });
+        }
+        let net = Network {
+            hidden,
+            ft_bias,
+            ft_weights,
+            out_weights,
+            out_bias,
+            flags: 0,
+        };
+        Ok(net.with_adds_to_classic(adds_to_classic))
+    }
+
+    /// The quantised parts: hidden biases, feature weights (row per
+    /// feature), output weights (side to move's units first), output bias.
+    pub fn parts(&self) -> (&[i16], &[i16], &[i16], i32) {
+        (
+            &self.ft_bias,
+            &self.ft_weights,
+            &self.out_weights,
+            self.out_bias,
+        )
+    }
+
     /// A network with weights drawn from `rng` (for tests of the
     /// inference code, which must agree with itself whatever the weights).
     pub fn random(hidden: usize, rng: &mut impl rand::Rng) -> Network {

@@ -4,19 +4,10 @@
 
 use crate::dataset::Dataset;
 use crate::network::{out_quant_limit, Network, FT_QUANT_LIMIT, OUT_BIAS_QUANT_LIMIT};
-use ryuo::nnue::features::{active_features, NUM_FEATURES};
-use ryuo::nnue::{
-    EVAL_SCALE, FEATURE_SET_ID, FLAG_ADDS_TO_CLASSIC, FORMAT_VERSION, MAGIC, MAX_EVAL, MAX_HIDDEN,
-    QA, QB,
-};
+use ryuo::nnue::features::active_features;
+use ryuo::nnue::{Network as EngineNetwork, EVAL_SCALE, MAX_EVAL, QA, QB};
 use ryuo::position::Position;
 use std::io::{Read, Write};
-
-/// Activation code of the clipped ReLU.
-const ACTIVATION_CRELU: u32 = 0;
-
-/// Header length of the format version written (with the flags word).
-const HEADER_BYTES: usize = 28;
 
 /// A network in the integers of the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,87 +59,37 @@ impl QuantisedNet {
 
     /// Size of the file for hidden width `hidden`.
     pub fn file_size(hidden: usize) -> usize {
-        HEADER_BYTES + 2 * hidden + 2 * hidden * NUM_FEATURES + 4 * hidden + 4
+        EngineNetwork::file_len(hidden)
     }
 
-    /// Writes the network file.
+    /// Writes the network file, through the engine's own writer so that
+    /// the two cannot disagree on the format.
     pub fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
-        let mut out = Vec::with_capacity(Self::file_size(self.hidden));
-        out.extend_from_slice(MAGIC);
-        for x in [
-            FORMAT_VERSION,
-            FEATURE_SET_ID,
-            self.hidden as u32,
-            ACTIVATION_CRELU,
-            self.flags(),
-        ] {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        for v in [&self.ft_bias, &self.ft_weights, &self.out_weights] {
-            for x in v.iter() {
-                out.extend_from_slice(&x.to_le_bytes());
-            }
-        }
-        out.extend_from_slice(&self.out_bias.to_le_bytes());
-        w.write_all(&out)
+        let net = EngineNetwork::from_parts(
+            self.ft_bias.clone(),
+            self.ft_weights.clone(),
+            self.out_weights.clone(),
+            self.out_bias,
+            self.adds_to_classic,
+        )
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        w.write_all(&net.to_bytes())
     }
 
-    /// Reads a network file, checking header and size as the engine does.
+    /// Reads a network file with the engine's reader (same checks).
     pub fn read(r: &mut impl Read) -> Result<QuantisedNet, String> {
         let mut bytes = Vec::new();
         r.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
-            return Err("not a Ryuo network".into());
-        }
-        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
-        if u32_at(8) != FORMAT_VERSION || u32_at(12) != FEATURE_SET_ID || u32_at(20) != 0 {
-            return Err("unsupported version, feature set or activation".into());
-        }
-        let flags = u32_at(24);
-        if flags & !FLAG_ADDS_TO_CLASSIC != 0 {
-            return Err(format!("unsupported flags {flags:#x}"));
-        }
-        let h = u32_at(16) as usize;
-        if h == 0 || !h.is_multiple_of(16) || h > MAX_HIDDEN {
-            return Err(format!("bad hidden width {h}"));
-        }
-        if bytes.len() != Self::file_size(h) {
-            return Err(format!(
-                "size {} instead of {}",
-                bytes.len(),
-                Self::file_size(h)
-            ));
-        }
-        let mut o = HEADER_BYTES;
-        let mut i16s = |n: usize| -> Vec<i16> {
-            let v = bytes[o..o + 2 * n]
-                .chunks_exact(2)
-                .map(|c| i16::from_le_bytes([c[0], c[1]]))
-                .collect();
-            o += 2 * n;
-            v
-        };
-        let ft_bias = i16s(h);
-        let ft_weights = i16s(h * NUM_FEATURES);
-        let out_weights = i16s(2 * h);
-        let out_bias = i32::from_le_bytes(bytes[bytes.len() - 4..].try_into().unwrap());
+        let net = EngineNetwork::from_bytes(&bytes).map_err(|e| e.to_string())?;
+        let (ft_bias, ft_weights, out_weights, out_bias) = net.parts();
         Ok(QuantisedNet {
-            hidden: h,
-            ft_bias,
-            ft_weights,
-            out_weights,
+            hidden: net.hidden(),
+            ft_bias: ft_bias.to_vec(),
+            ft_weights: ft_weights.to_vec(),
+            out_weights: out_weights.to_vec(),
             out_bias,
-            adds_to_classic: flags & FLAG_ADDS_TO_CLASSIC != 0,
+            adds_to_classic: net.adds_to_classic(),
         })
-    }
-
-    /// The header's flags word.
-    fn flags(&self) -> u32 {
-        if self.adds_to_classic {
-            FLAG_ADDS_TO_CLASSIC
-        } else {
-            0
-        }
     }
 
     /// The evaluation of `pos` in centipawns, side to move's view, computed
