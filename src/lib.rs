@@ -4,6 +4,8 @@
 //! `movegen`, `eval`. The rules core (`types`, `bitboard`, `position`,
 //! `movegen`) knows nothing of search or protocol.
 
+#![forbid(unsafe_code)]
+
 pub mod bench;
 pub mod bitboard;
 pub mod book;

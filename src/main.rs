@@ -1,6 +1,8 @@
 //! The `ryuo` binary: with no arguments, the USI loop on stdin/stdout;
 //! with a subcommand, a command-line tool.
 
+#![forbid(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use ryuo::learn::gensfen::GensfenConfig;
 use ryuo::learn::{PsvReader, PsvWriter};

@@ -589,6 +589,75 @@ impl Position {
         self.update_check_info();
     }
 
+    /// Checks every invariant the incremental updates must keep: the board
+    /// array against the bitboards, the king squares, the piece supply, the
+    /// keys, the side-to-move hand and the check information. It recomputes
+    /// everything, so it is slow: `do_move`/`undo_move` assert it only in
+    /// builds with debug assertions (the `checked` profile run by CI).
+    pub fn is_ok(&self) -> Result<(), &'static str> {
+        let mut by_color = [Bitboard::EMPTY; 2];
+        let mut by_type = [Bitboard::EMPTY; PieceType::NUM];
+        let mut golds = Bitboard::EMPTY;
+        let mut kings = [None; 2];
+        for sq in Square::all() {
+            let pc = self.board[sq.index()];
+            if pc.is_empty() {
+                continue;
+            }
+            let b = Bitboard::from_square(sq);
+            by_color[pc.color().index()] |= b;
+            by_type[pc.kind().index()] |= b;
+            if is_gold_like(pc.kind()) {
+                golds |= b;
+            }
+            if pc.kind() == PieceType::King {
+                if kings[pc.color().index()].is_some() {
+                    return Err("two kings of one colour");
+                }
+                kings[pc.color().index()] = Some(sq);
+            }
+        }
+        if by_color != self.by_color || by_type != self.by_type || golds != self.golds {
+            return Err("bitboards disagree with the board");
+        }
+        if kings != self.king_sq {
+            return Err("king squares disagree with the board");
+        }
+        for pt in PieceType::HAND {
+            let supply = match pt {
+                PieceType::Pawn => 18,
+                PieceType::Rook | PieceType::Bishop => 2,
+                _ => 4,
+            };
+            let n = self.material_count(Color::Black, pt) + self.material_count(Color::White, pt);
+            if n > supply {
+                return Err("more pieces of a kind than the set has");
+            }
+        }
+        let st = self.st();
+        if self.compute_keys() != (st.board_key, st.hand_key) {
+            return Err("incremental keys disagree with a recomputation");
+        }
+        if st.hand != self.hands[self.side_to_move.index()] {
+            return Err("state hand is not the side to move's hand");
+        }
+        let us = self.side_to_move;
+        let checkers = self.king_sq[us.index()].map_or(Bitboard::EMPTY, |k| {
+            self.attackers_to(!us, k, self.occupied())
+        });
+        if checkers != st.checkers {
+            return Err("checkers disagree with a recomputation");
+        }
+        for c in Color::ALL {
+            let blockers =
+                self.king_sq[c.index()].map_or(Bitboard::EMPTY, |k| self.slider_blockers(c, k));
+            if blockers != st.blockers[c.index()] {
+                return Err("blockers disagree with a recomputation");
+            }
+        }
+        Ok(())
+    }
+
     // -- Making moves ------------------------------------------------------
 
     /// Plays `m`, which must be legal (see `is_legal`).
@@ -658,6 +727,7 @@ impl Position {
         } else {
             0
         };
+        debug_assert_eq!(self.is_ok(), Ok(()), "after {m}");
     }
 
     /// Takes back `m`, which must be the last move played.
@@ -683,6 +753,7 @@ impl Position {
                 self.hands[us.index()].remove(st.captured.kind().unpromote());
             }
         }
+        debug_assert_eq!(self.is_ok(), Ok(()), "after undoing {m}");
     }
 
     /// Passes the move to the other side (null-move pruning). Only when not
@@ -701,6 +772,7 @@ impl Position {
             plies_from_null: 0,
             ..prev
         });
+        debug_assert_eq!(self.is_ok(), Ok(()), "after a null move");
     }
 
     /// Takes back a null move.

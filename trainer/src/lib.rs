@@ -6,6 +6,8 @@
 //! evaluates it with the engine's integer arithmetic; `checkpoint` saves
 //! and resumes float runs.
 
+#![forbid(unsafe_code)]
+
 pub mod checkpoint;
 pub mod dataset;
 pub mod gradient;

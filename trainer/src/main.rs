@@ -1,5 +1,7 @@
 //! Command line of the trainer: parse flags, load data, train, export.
 
+#![forbid(unsafe_code)]
+
 use clap::Parser;
 use ryuo_train::checkpoint;
 use ryuo_train::dataset::Dataset;
