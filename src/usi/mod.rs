@@ -522,6 +522,7 @@ impl Engine {
         let settings = self.options.time_settings();
         let mut warnings = Vec::new();
         let limits = command.limits(pos, &settings, Duration::ZERO, &mut warnings);
+        let limits = command.capped(limits, self.options.search_caps());
         for w in warnings {
             self.out.error(&format!("go: {w}"));
         }

@@ -5,6 +5,7 @@
 //! validation and lookup cannot disagree. Names are matched without regard
 //! to case, as the USI spec asks.
 
+use super::go::SearchCaps;
 use super::output::{ReportSettings, DEFAULT_PV_INTERVAL_MS};
 use crate::book::BookSettings;
 use crate::position::EnteringKingRule;
@@ -174,6 +175,7 @@ impl Options {
             0,
             100_000,
         ));
+        entries.extend(match_options());
         Options { entries }
     }
 
@@ -341,6 +343,30 @@ fn book_options() -> Vec<Entry> {
         check("FlippedBook", d.flipped),
         spin("BookPvMoves", d.pv_moves as i64, 1, 246),
     ]
+}
+
+/// Options for matches under special rules (YaneuraOu's names).
+fn match_options() -> Vec<Entry> {
+    vec![
+        // Fixed-node and fixed-depth tournaments: every `go` is capped.
+        spin("NodesLimit", 0, 0, i64::MAX),
+        spin("DepthLimit", 0, 0, MAX_DEPTH_LIMIT),
+    ]
+}
+
+/// Largest `DepthLimit` (the search never goes deeper anyway).
+const MAX_DEPTH_LIMIT: i64 = 10_000;
+
+impl Options {
+    /// The caps `NodesLimit` and `DepthLimit` put on every `go`.
+    pub fn search_caps(&self) -> SearchCaps {
+        let nodes = self.spin("NodesLimit");
+        let depth = self.spin("DepthLimit");
+        SearchCaps {
+            nodes: (nodes > 0).then_some(nodes as u64),
+            depth: (depth > 0).then_some(depth as i32),
+        }
+    }
 }
 
 /// The `BookFile` value meaning "no book" (as does the empty string).

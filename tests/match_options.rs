@@ -1,0 +1,95 @@
+//! The match options through the real `ryuo` binary: `NodesLimit`,
+//! `DepthLimit`, `MaxMovesToDraw`, `Stochastic_Ponder`, the
+//! `EnteringKingRule` variants, `ConsiderationMode`'s endless analysis and
+//! `currmove` lines.
+
+mod common;
+
+use common::{Engine, SHORT};
+use std::time::{Duration, Instant};
+
+/// The value after `key` in an `info` line.
+fn field(line: &str, key: &str) -> Option<i64> {
+    let mut words = line.split(' ');
+    words.find(|&w| w == key)?;
+    words.next()?.parse().ok()
+}
+
+/// The `info … pv` lines among `lines`.
+fn pv_lines(lines: &[String]) -> Vec<&String> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" pv "))
+        .collect()
+}
+
+/// Sends `go …` and waits for its `bestmove`; the lines and the time taken.
+fn go(e: &mut Engine, go: &str, within: Duration) -> (Vec<String>, Duration) {
+    let start = Instant::now();
+    e.send(go);
+    let lines = e.expect(|l| l.starts_with("bestmove"), within);
+    (lines, start.elapsed())
+}
+
+#[test]
+fn nodes_limit_caps_every_go_and_the_smaller_limit_wins() {
+    let (mut e, _) = Engine::with(&[("NodesLimit", "3000")]);
+    e.send("position startpos");
+    // A byoyomi game: the node cap ends the search long before the clock.
+    let (lines, took) = go(&mut e, "go btime 0 wtime 0 byoyomi 10000", SHORT);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let nodes = pv_lines(&lines)
+        .iter()
+        .filter_map(|l| field(l, "nodes"))
+        .max();
+    assert!(nodes.is_some_and(|n| n <= 3000 + 1024), "{lines:#?}");
+    // `go nodes` below the cap: the command's own limit.
+    let (lines, _) = go(&mut e, "go nodes 1000", SHORT);
+    let nodes = pv_lines(&lines)
+        .iter()
+        .filter_map(|l| field(l, "nodes"))
+        .max();
+    assert!(nodes.is_some_and(|n| n <= 1000 + 1024), "{lines:#?}");
+    // A bare `go` is no longer endless.
+    let (lines, _) = go(&mut e, "go", SHORT);
+    assert!(lines.last().unwrap().starts_with("bestmove "));
+    // A bad value is refused and the cap kept.
+    e.send("setoption name NodesLimit value -5");
+    let lines = e.sync();
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string error")),
+        "{lines:?}"
+    );
+    let (_, took) = go(&mut e, "go btime 0 wtime 0 byoyomi 10000", SHORT);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    // 0 switches it off: the byoyomi is used again.
+    e.send("setoption name NodesLimit value 0");
+    e.sync();
+    let (_, took) = go(&mut e, "go btime 0 wtime 0 byoyomi 1500", SHORT);
+    assert!(took >= Duration::from_millis(1000), "{took:?}");
+}
+
+#[test]
+fn depth_limit_caps_every_go_and_the_smaller_limit_wins() {
+    let (mut e, _) = Engine::with(&[("DepthLimit", "4"), ("PvInterval", "0")]);
+    e.send("position startpos moves 7g7f");
+    let (lines, took) = go(&mut e, "go btime 0 wtime 0 byoyomi 10000", SHORT);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let deepest = pv_lines(&lines)
+        .iter()
+        .filter_map(|l| field(l, "depth"))
+        .max();
+    assert_eq!(deepest, Some(4), "{lines:#?}");
+    let (lines, _) = go(&mut e, "go depth 2", SHORT);
+    let deepest = pv_lines(&lines)
+        .iter()
+        .filter_map(|l| field(l, "depth"))
+        .max();
+    assert_eq!(deepest, Some(2), "{lines:#?}");
+    let (lines, _) = go(&mut e, "go depth 9", SHORT);
+    let deepest = pv_lines(&lines)
+        .iter()
+        .filter_map(|l| field(l, "depth"))
+        .max();
+    assert_eq!(deepest, Some(4), "{lines:#?}");
+}
