@@ -93,3 +93,48 @@ fn depth_limit_caps_every_go_and_the_smaller_limit_wins() {
         .max();
     assert_eq!(deepest, Some(4), "{lines:#?}");
 }
+
+/// Black mates in three plies (tests/search.rs), at move 100 of the game.
+const MATE_IN_THREE_AT_100: &str = "position sfen k8/2s4g+P/5R3/9/9/9/9/9/8K b S 100";
+
+/// The score words (`cp 0`, `mate 3`) of the last `info … pv` line.
+fn final_score(lines: &[String]) -> String {
+    let last = pv_lines(lines).pop().cloned().unwrap_or_default();
+    let mut words = last.split(' ').skip_while(|&w| w != "score").skip(1);
+    format!(
+        "{} {}",
+        words.next().unwrap_or(""),
+        words.next().unwrap_or("")
+    )
+}
+
+#[test]
+fn max_moves_to_draw_scores_what_lies_beyond_as_a_draw() {
+    // No limit: the mate is found.
+    let (mut e, _) = Engine::with(&[]);
+    e.send(MATE_IN_THREE_AT_100);
+    let (lines, _) = go(&mut e, "go depth 6", SHORT);
+    assert_eq!(final_score(&lines), "mate 3", "{lines:#?}");
+    // Drawn after move 101 (White's reply): Black's mating move would be
+    // move 102, too late, and every line is a draw.
+    let (mut e, _) = Engine::with(&[("MaxMovesToDraw", "101")]);
+    e.send(MATE_IN_THREE_AT_100);
+    let (lines, _) = go(&mut e, "go depth 6", SHORT);
+    assert_eq!(final_score(&lines), "cp 0", "{lines:#?}");
+    // Drawn after move 102: the mate on the last move still counts.
+    let (mut e, _) = Engine::with(&[("MaxMovesToDraw", "102")]);
+    e.send(MATE_IN_THREE_AT_100);
+    let (lines, _) = go(&mut e, "go depth 6", SHORT);
+    assert_eq!(final_score(&lines), "mate 3", "{lines:#?}");
+    // The ply counts the moves played after the SFEN: four moves from
+    // move 96 lead back to the same position at move 100.
+    let cycle = "position sfen k8/2s4g+P/5R3/9/9/9/9/9/8K b S 96 moves 1i1h 9a9b 1h1i 9b9a";
+    e.send(cycle);
+    let (lines, _) = go(&mut e, "go depth 6", SHORT);
+    assert_eq!(final_score(&lines), "mate 3", "{lines:#?}");
+    e.send("setoption name MaxMovesToDraw value 101");
+    e.send("usinewgame");
+    e.send(cycle);
+    let (lines, _) = go(&mut e, "go depth 6", SHORT);
+    assert_eq!(final_score(&lines), "cp 0", "{lines:#?}");
+}

@@ -9,6 +9,7 @@ use super::tt::{value_from_tt, value_to_tt, Bound};
 use super::{SearchContext, ThreadData};
 use crate::bitboard;
 use crate::eval::capture_value;
+use crate::movegen::count_legal;
 use crate::position::Repetition;
 use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
@@ -66,6 +67,26 @@ fn repetition_value(ctx: &SearchContext, r: Repetition, ply: usize) -> Value {
         Repetition::Superior => SUPERIOR_VALUE,
         Repetition::Inferior => -SUPERIOR_VALUE,
     }
+}
+
+/// The value of a position past the game's last move (`MaxMovesToDraw`,
+/// YaneuraOu's meaning: with 256, the position after the 256th move is a
+/// draw): a draw, unless the last move mated (a mate on the last move
+/// counts). `None` while the game goes on.
+#[inline]
+fn move_limit_value(
+    td: &ThreadData,
+    ctx: &SearchContext,
+    ply: usize,
+    in_check: bool,
+) -> Option<Value> {
+    if td.pos.game_ply() <= ctx.options.max_moves_to_draw {
+        return None;
+    }
+    if in_check && count_legal(&td.pos) == 0 {
+        return Some(mated_in(ply));
+    }
+    Some(repetition_value(ctx, Repetition::Draw, ply))
 }
 
 /// Whether a stored value with `bound` settles the window (alpha, beta).
@@ -137,6 +158,9 @@ pub(crate) fn search<const PV: bool>(
         let rep = td.pos.repetition(ply);
         if rep != Repetition::None {
             return repetition_value(ctx, rep, ply);
+        }
+        if let Some(v) = move_limit_value(td, ctx, ply, in_check) {
+            return v;
         }
         if td.pos.can_declare_win(ctx.options.entering_king_rule) {
             return mate_in(ply + 1);
@@ -499,6 +523,9 @@ pub(crate) fn qsearch<const PV: bool>(
         } else {
             td.evaluate(&ctx.options.evaluator)
         };
+    }
+    if let Some(v) = move_limit_value(td, ctx, ply, in_check) {
+        return v;
     }
     if in_check {
         // Perpetual checks can only happen through evasions.

@@ -128,6 +128,11 @@ pub struct SearchOptions {
     pub entering_king_rule: EnteringKingRule,
     /// Pruning and ordering switches.
     pub features: Features,
+    /// The game is drawn once this many moves are played
+    /// (`MaxMovesToDraw`): a position whose game ply (the number of the
+    /// move to play, 1 at the start) is beyond it scores as a draw, unless
+    /// the side to move is mated. `u32::MAX`: no such rule.
+    pub max_moves_to_draw: u32,
     /// The static evaluation.
     pub evaluator: Evaluator,
 }
@@ -139,6 +144,7 @@ impl Default for SearchOptions {
             draw_value: 0,
             entering_king_rule: EnteringKingRule::Csa27,
             features: Features::default(),
+            max_moves_to_draw: u32::MAX,
             evaluator: Evaluator::default(),
         }
     }

@@ -294,6 +294,10 @@ impl Options {
             draw_value: self.spin("DrawValue") as Value,
             entering_king_rule: self.entering_king_rule(),
             features: self.features(),
+            max_moves_to_draw: match self.spin("MaxMovesToDraw") {
+                0 => u32::MAX,
+                n => n as u32,
+            },
             ..SearchOptions::default()
         }
     }
@@ -351,6 +355,8 @@ fn match_options() -> Vec<Entry> {
         // Fixed-node and fixed-depth tournaments: every `go` is capped.
         spin("NodesLimit", 0, 0, i64::MAX),
         spin("DepthLimit", 0, 0, MAX_DEPTH_LIMIT),
+        // The game is a draw after this move (0: no limit).
+        spin("MaxMovesToDraw", 0, 0, 100_000),
     ]
 }
 
