@@ -138,3 +138,57 @@ fn max_moves_to_draw_scores_what_lies_beyond_as_a_draw() {
     let (lines, _) = go(&mut e, "go depth 6", SHORT);
     assert_eq!(final_score(&lines), "cp 0", "{lines:#?}");
 }
+
+/// The `bestmove` line of a `go depth 4` in `position`.
+fn bestmove_in(e: &mut Engine, position: &str) -> (Vec<String>, String) {
+    e.send(position);
+    let (lines, _) = go(e, "go depth 4", SHORT);
+    let best = lines.last().unwrap().clone();
+    (lines, best)
+}
+
+#[test]
+fn entering_king_rules_24_and_27_points_and_handicap() {
+    // Black: 28 points in White's camp and in hand, ten pieces there.
+    let p28 = "position sfen +R+B+P+P+P+P+P+P+P/1+P+P+PK4/9/9/9/9/9/9/4k4 b RGGG 1";
+    let (mut e, _) = Engine::with(&[]);
+    assert_eq!(bestmove_in(&mut e, p28).1, "bestmove win");
+    let (mut e, _) = Engine::with(&[("EnteringKingRule", "CSARule24")]);
+    assert_ne!(bestmove_in(&mut e, p28).1, "bestmove win");
+    let p38 = "position sfen +R+B+P+P+P+P+P+P+P/1+P+P+PK4/9/9/9/9/9/9/4k4 b RBGGGGSSSS 1";
+    assert_eq!(bestmove_in(&mut e, p38).1, "bestmove win");
+    // A two-piece handicap game (White gave rook and bishop): White, with
+    // 22 points, declares under the handicap rules (17 needed under the
+    // 27-point rule, 21 under the 24-point one), not under the plain ones.
+    let white22 = "position sfen 4K4/9/9/9/9/9/+p+p+p+p+p+p+p+p+p/1+p4k2/9 w RB4L8P4g4s4n 1";
+    for (rule, wins) in [
+        ("CSARule27", false),
+        ("CSARule27H", true),
+        ("CSARule24", false),
+        ("CSARule24H", true),
+        ("NoEnteringKing", false),
+    ] {
+        let (mut e, _) = Engine::with(&[("EnteringKingRule", rule)]);
+        let (lines, best) = bestmove_in(&mut e, white22);
+        assert_eq!(best == "bestmove win", wins, "{rule}: {lines:#?}");
+    }
+}
+
+#[test]
+fn try_rule_plays_the_winning_king_move_and_sees_it_coming() {
+    let (mut e, _) = Engine::with(&[("EnteringKingRule", "TryRule")]);
+    // The king steps to 5a: a move, not `win`.
+    let (lines, best) = bestmove_in(&mut e, "position sfen 9/4K4/9/9/9/9/9/9/k8 b - 1");
+    assert_eq!(best, "bestmove 5b5a", "{lines:#?}");
+    assert_eq!(final_score(&lines), "mate 1", "{lines:#?}");
+    // Two steps away: a win in three plies.
+    let (lines, _) = bestmove_in(&mut e, "position sfen 9/9/4K4/9/9/9/9/9/k8 b - 1");
+    assert_eq!(final_score(&lines), "mate 3", "{lines:#?}");
+    // 5a guarded: no try.
+    let (lines, best) = bestmove_in(&mut e, "position sfen 5g3/4K4/9/9/9/9/9/9/k8 b - 1");
+    assert_ne!(best, "bestmove 5b5a", "{lines:#?}");
+    // Without the rule the king square is nothing special.
+    let (mut e, _) = Engine::with(&[]);
+    let (lines, _) = bestmove_in(&mut e, "position sfen 9/4K4/9/9/9/9/9/9/k8 b - 1");
+    assert_ne!(final_score(&lines), "mate 1", "{lines:#?}");
+}

@@ -687,6 +687,16 @@ fn iterative_deepening(
 ) -> SearchResult {
     let legal = legal_moves(&td.pos);
     let mut result = SearchResult::default();
+    if ctx.options.entering_king_rule == EnteringKingRule::Try {
+        // The try is a move: played, it wins the game.
+        if let Some(m) = td.pos.try_rule_move() {
+            result.best = Some(m);
+            result.score = MATE - 1;
+            result.depth = 1;
+            result.pv = vec![m];
+            return result;
+        }
+    }
     if td.pos.can_declare_win(ctx.options.entering_king_rule) {
         result.declare_win = true;
         result.score = MATE - 1;

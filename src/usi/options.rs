@@ -88,10 +88,23 @@ struct Entry {
 const SPIN_SWITCHES: [&str; 1] = ["Killers"];
 
 /// Entering-king rule names as the `EnteringKingRule` combo shows them.
-const ENTERING_KING_RULES: [(&str, EnteringKingRule); 3] = [
-    ("CSARule27", EnteringKingRule::Csa27),
-    ("CSARule24", EnteringKingRule::Csa24),
+const ENTERING_KING_RULES: [(&str, EnteringKingRule); 6] = [
     ("NoEnteringKing", EnteringKingRule::None),
+    ("CSARule24", EnteringKingRule::Csa24),
+    ("CSARule24H", EnteringKingRule::Csa24Handicap),
+    ("CSARule27", EnteringKingRule::Csa27),
+    ("CSARule27H", EnteringKingRule::Csa27Handicap),
+    ("TryRule", EnteringKingRule::Try),
+];
+
+/// The `EnteringKingRule` combo's words, in YaneuraOu's order.
+const ENTERING_KING_RULE_NAMES: [&str; 6] = [
+    "NoEnteringKing",
+    "CSARule24",
+    "CSARule24H",
+    "CSARule27",
+    "CSARule27H",
+    "TryRule",
 ];
 
 /// Every USI option with its current value.
@@ -144,7 +157,7 @@ impl Options {
                 name: "EnteringKingRule",
                 kind: OptionKind::Combo {
                     default: "CSARule27",
-                    vars: &["CSARule27", "CSARule24", "NoEnteringKing"],
+                    vars: &ENTERING_KING_RULE_NAMES,
                 },
                 value: OptionValue::Combo("CSARule27"),
             },
@@ -513,6 +526,15 @@ mod tests {
         assert!(lines
             .iter()
             .any(|l| l.contains("name Killers type spin default 2 min 0 max 2")));
+    }
+
+    #[test]
+    fn every_entering_king_rule_name_has_its_rule() {
+        let mut o = Options::new();
+        for (i, name) in ENTERING_KING_RULE_NAMES.iter().enumerate() {
+            o.set("EnteringKingRule", Some(name)).unwrap();
+            assert_eq!(o.entering_king_rule(), ENTERING_KING_RULES[i].1, "{name}");
+        }
     }
 
     #[test]
