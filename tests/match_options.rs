@@ -192,3 +192,50 @@ fn try_rule_plays_the_winning_king_move_and_sees_it_coming() {
     let (lines, _) = bestmove_in(&mut e, "position sfen 9/4K4/9/9/9/9/9/9/k8 b - 1");
     assert_ne!(final_score(&lines), "mate 1", "{lines:#?}");
 }
+
+/// The deepest `info depth` among `lines`.
+fn deepest(lines: &[String]) -> i64 {
+    pv_lines(lines)
+        .iter()
+        .filter_map(|l| field(l, "depth"))
+        .max()
+        .unwrap_or(0)
+}
+
+/// `go ponder` with a clock in a mate-in-one position, `stop` after
+/// `wait`: the lines up to `bestmove`.
+fn ponder_on_a_mate(e: &mut Engine, wait: Duration) -> Vec<String> {
+    e.send("position sfen 1k7/2R6/9/9/9/9/9/9/8K b N2G 1");
+    e.send("go ponder btime 0 wtime 0 byoyomi 1000");
+    std::thread::sleep(wait);
+    e.send("stop");
+    e.expect(|l| l.starts_with("bestmove"), SHORT)
+}
+
+#[test]
+fn consideration_mode_keeps_analysing_a_found_mate_until_stop() {
+    // Normally the mate ends the iterations at once (the answer still
+    // waits for stop).
+    let (mut e, _) = Engine::with(&[("PvInterval", "0")]);
+    let lines = ponder_on_a_mate(&mut e, Duration::from_millis(500));
+    assert!(deepest(&lines) < 10, "{lines:#?}");
+    // In ConsiderationMode the analysis goes on, deeper and deeper.
+    let (mut e, _) = Engine::with(&[("ConsiderationMode", "true")]);
+    let lines = ponder_on_a_mate(&mut e, Duration::from_millis(500));
+    assert!(deepest(&lines) >= 10, "{lines:#?}");
+    let best = lines.last().unwrap();
+    assert!(best.starts_with("bestmove "), "{best}");
+    // `go infinite` with a clock: the clock ends nothing in analysis, so
+    // iterations are still reported long after it would have run out.
+    e.send("position startpos");
+    e.send("go infinite btime 0 wtime 0 byoyomi 200");
+    std::thread::sleep(Duration::from_millis(1500));
+    e.send("stop");
+    let lines = e.expect(|l| l.starts_with("bestmove"), SHORT);
+    let late = pv_lines(&lines)
+        .iter()
+        .filter_map(|l| field(l, "time"))
+        .filter(|&ms| (400..1400).contains(&ms))
+        .count();
+    assert!(late >= 1, "{lines:#?}");
+}

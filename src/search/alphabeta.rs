@@ -49,6 +49,7 @@ fn check_limits(td: &mut ThreadData, ctx: &SearchContext) {
         // Depth 1 always completes, so there is a move to play.
         if td.root_depth > 1
             && !ctx.control.is_pondering()
+            && !ctx.limits.analysing(ctx.control)
             && ctx.control.elapsed() >= budget.maximum
         {
             td.stopped = true;

@@ -175,6 +175,19 @@ pub struct Limits {
     pub infinite: bool,
     /// Only these root moves (USI `searchmoves`); empty means all.
     pub searchmoves: Vec<Move>,
+    /// Analysis (`ConsiderationMode`): while the answer waits for `stop`
+    /// (`go infinite`) or `ponderhit` (`go ponder`), nothing ends the
+    /// iterations early: not a mate found, not the time heuristics.
+    pub no_early_stop: bool,
+}
+
+impl Limits {
+    /// Whether the search, at this moment, only ends on `stop` or
+    /// `ponderhit` (see `no_early_stop`).
+    #[inline]
+    pub fn analysing(&self, control: &Control) -> bool {
+        self.no_early_stop && (control.waits_for_stop(self) || control.is_pondering())
+    }
 }
 
 /// Shared between the searching threads and the thread that controls them.
@@ -791,6 +804,7 @@ fn iterative_deepening(
         // A mate found needs no deeper search (unless told to go on).
         let score = td.root_moves[0].score;
         if !ctx.control.waits_for_stop(ctx.limits)
+            && !ctx.limits.analysing(ctx.control)
             && score.abs() >= MATE_IN_MAX_PLY
             && MATE - score.abs() <= depth
         {
@@ -800,7 +814,7 @@ fn iterative_deepening(
             continue; // helpers search until the main thread stops them
         }
         if let Some(budget) = ctx.control.time_budget(ctx.limits) {
-            if !ctx.control.is_pondering() {
+            if !ctx.control.is_pondering() && !ctx.limits.analysing(ctx.control) {
                 // Stable best move: stop early; unstable: use more.
                 let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
                 let only_move = td.root_moves.len() == 1;

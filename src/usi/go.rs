@@ -194,6 +194,7 @@ impl GoCommand {
             time,
             infinite: self.infinite || unbounded,
             searchmoves,
+            no_early_stop: false,
         }
     }
 }

@@ -522,7 +522,8 @@ impl Engine {
         let settings = self.options.time_settings();
         let mut warnings = Vec::new();
         let limits = command.limits(pos, &settings, Duration::ZERO, &mut warnings);
-        let limits = command.capped(limits, self.options.search_caps());
+        let mut limits = command.capped(limits, self.options.search_caps());
+        limits.no_early_stop = self.options.check("ConsiderationMode");
         for w in warnings {
             self.out.error(&format!("go: {w}"));
         }
