@@ -239,3 +239,40 @@ fn consideration_mode_keeps_analysing_a_found_mate_until_stop() {
         .count();
     assert!(late >= 1, "{lines:#?}");
 }
+
+#[test]
+fn currmove_lines_come_after_three_seconds_for_each_root_move() {
+    let (mut e, _) = Engine::with(&[]);
+    e.send("position startpos moves 7g7f");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(2000));
+    let early = e.sync();
+    assert!(!early.iter().any(|l| l.contains("currmove")), "{early:#?}");
+    std::thread::sleep(Duration::from_millis(2500));
+    e.send("stop");
+    let lines = e.expect(|l| l.starts_with("bestmove"), SHORT);
+    let currmoves: Vec<&String> = lines.iter().filter(|l| l.contains(" currmove ")).collect();
+    assert!(!currmoves.is_empty(), "{lines:#?}");
+    let mut pos = ryuo::position::Position::startpos();
+    pos.do_move(pos.parse_usi_move("7g7f").unwrap());
+    let legal = ryuo::movegen::legal_moves(&pos).len();
+    for l in &currmoves {
+        let words: Vec<&str> = l.split(' ').collect();
+        let [info, depth_key, depth, currmove, m, number_key, number] = words[..] else {
+            panic!("{l}");
+        };
+        assert_eq!(
+            (info, depth_key, currmove, number_key),
+            ("info", "depth", "currmove", "currmovenumber"),
+            "{l}"
+        );
+        assert!(depth.parse::<i32>().is_ok_and(|d| d > 0), "{l}");
+        assert!(pos.parse_usi_move(m).is_some(), "{l}");
+        assert!(
+            number
+                .parse::<usize>()
+                .is_ok_and(|n| (1..=legal).contains(&n)),
+            "{l}"
+        );
+    }
+}

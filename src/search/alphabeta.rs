@@ -6,7 +6,7 @@ use super::movepick::MovePicker;
 use super::params::*;
 use super::see::see_ge;
 use super::tt::{value_from_tt, value_to_tt, Bound};
-use super::{SearchContext, ThreadData};
+use super::{SearchContext, ThreadData, CURRMOVE_AFTER};
 use crate::bitboard;
 use crate::eval::capture_value;
 use crate::movegen::count_legal;
@@ -303,6 +303,12 @@ pub(crate) fn search<const PV: bool>(
             continue;
         }
         move_count += 1;
+        if root && td.currmove.is_some() && ctx.control.since_start() >= CURRMOVE_AFTER {
+            let number = move_count + td.pv_index;
+            if let Some(report) = td.currmove.as_mut() {
+                report(td.root_depth, m, number);
+            }
+        }
         let capture = td.pos.is_capture(m);
         let promotion = m.is_promotion();
         let quiet = !capture && !promotion;

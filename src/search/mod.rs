@@ -335,7 +335,21 @@ pub struct PvInfo {
 pub trait Reporter {
     /// A principal variation (called for every line of every iteration).
     fn pv(&mut self, info: &PvInfo);
+
+    /// Where the root moves being searched go once a search is long
+    /// (`CURRMOVE_AFTER`): called by the main thread with the iteration
+    /// depth, the move and its 1-based number. `None`: not wanted.
+    fn currmove_sink(&self) -> Option<CurrMoveSink> {
+        None
+    }
 }
+
+/// Receives `(depth, move, move number)` for each root move searched.
+pub type CurrMoveSink = Box<dyn FnMut(i32, Move, usize) + Send>;
+
+/// How long a search runs before it names each root move it searches
+/// (Stockfish's 3 s): a GUI then shows progress within long iterations.
+pub const CURRMOVE_AFTER: Duration = Duration::from_millis(3000);
 
 /// A reporter that discards everything.
 pub struct Silent;
@@ -403,6 +417,8 @@ pub(crate) struct ThreadData {
     pub lmr: Box<[[i32; 64]; 64]>,
     /// The network's hidden layer along the search path.
     pub accumulators: Accumulators,
+    /// The main thread's `currmove` reports, during a search.
+    pub currmove: Option<CurrMoveSink>,
 }
 
 impl ThreadData {
@@ -429,6 +445,7 @@ impl ThreadData {
             stopped: false,
             lmr,
             accumulators: Accumulators::new(),
+            currmove: None,
         }
     }
 
@@ -733,6 +750,11 @@ fn iterative_deepening(
     for f in td.stack.iter_mut() {
         *f = Frame::default();
     }
+    td.currmove = if td.id == 0 {
+        reporter.currmove_sink()
+    } else {
+        None
+    };
     let max_depth = ctx
         .limits
         .depth
@@ -827,6 +849,7 @@ fn iterative_deepening(
         }
     }
 
+    td.currmove = None;
     let best = td.root_moves[0].clone();
     result.best = Some(best.mv);
     result.ponder = best.pv.get(1).copied();
