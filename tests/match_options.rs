@@ -276,3 +276,125 @@ fn currmove_lines_come_after_three_seconds_for_each_root_move() {
         );
     }
 }
+
+/// The position of `startpos moves …`.
+fn after(moves: &[&str]) -> ryuo::position::Position {
+    let mut pos = ryuo::position::Position::startpos();
+    for m in moves {
+        let mv = pos.parse_usi_move(m).unwrap();
+        pos.do_move(mv);
+    }
+    pos
+}
+
+/// The first move of each `info … pv` line.
+fn first_pv_moves(lines: &[String]) -> Vec<String> {
+    pv_lines(lines)
+        .iter()
+        .filter_map(|l| l.split(" pv ").nth(1))
+        .filter_map(|pv| pv.split(' ').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Checks `bestmove M [ponder P]` is legal in `pos`.
+fn assert_legal_answer(pos: &ryuo::position::Position, line: &str) {
+    let words: Vec<&str> = line.split(' ').collect();
+    assert_eq!(words[0], "bestmove", "{line}");
+    let m = pos.parse_usi_move(words[1]);
+    assert!(m.is_some(), "{line} in {}", pos.to_sfen());
+    if let (Some(m), ["ponder", p]) = (m, &words[2..]) {
+        let mut next = pos.clone();
+        next.do_move(m);
+        assert!(next.parse_usi_move(p).is_some(), "{line}");
+    }
+}
+
+const PREDICTED: [&str; 2] = ["7g7f", "3c3d"];
+
+#[test]
+fn stochastic_ponder_thinks_before_the_predicted_move_and_searches_anew_at_ponderhit() {
+    let (mut e, _) = Engine::with(&[("Stochastic_Ponder", "true"), ("PvInterval", "0")]);
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go ponder btime 0 wtime 0 byoyomi 1000");
+    std::thread::sleep(Duration::from_millis(600));
+    let pondering = e.sync();
+    assert!(
+        !pondering.iter().any(|l| l.starts_with("bestmove")),
+        "{pondering:#?}"
+    );
+    // The lines are of the position before 3c3d: White's moves.
+    let before = after(&PREDICTED[..1]);
+    let firsts = first_pv_moves(&pondering);
+    assert!(!firsts.is_empty(), "{pondering:#?}");
+    for m in &firsts {
+        assert!(before.parse_usi_move(m).is_some(), "{m}: {pondering:#?}");
+    }
+    // ponderhit: a new search of the real position, on the clock.
+    let start = Instant::now();
+    e.send("ponderhit");
+    let lines = e.expect(|l| l.starts_with("bestmove"), SHORT);
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(500) && took < Duration::from_secs(4),
+        "{took:?}"
+    );
+    let real = after(&PREDICTED);
+    assert_legal_answer(&real, lines.last().unwrap());
+    // The new search's last line (earlier ones may still be the old one's).
+    let last = first_pv_moves(&lines).pop().unwrap_or_default();
+    assert!(real.parse_usi_move(&last).is_some(), "{last}: {lines:#?}");
+    // Exactly one answer.
+    let rest = e.sync();
+    assert!(!rest.iter().any(|l| l.starts_with("bestmove")), "{rest:#?}");
+}
+
+#[test]
+fn stochastic_ponder_answers_stop_and_takes_the_clock_of_ponderhit() {
+    let (mut e, _) = Engine::with(&[("Stochastic_Ponder", "true")]);
+    let real = after(&PREDICTED);
+    // A ponder miss: `stop`, and the answer is still legal where we are.
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go ponder btime 0 wtime 0 byoyomi 1000");
+    std::thread::sleep(Duration::from_millis(400));
+    e.send("stop");
+    let lines = e.expect(|l| l.starts_with("bestmove"), SHORT);
+    assert_legal_answer(&real, lines.last().unwrap());
+    // A clockless `go ponder`, the clock with `ponderhit`.
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go ponder");
+    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    e.send("ponderhit btime 0 wtime 0 byoyomi 700");
+    let lines = e.expect(|l| l.starts_with("bestmove"), SHORT);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_legal_answer(&real, lines.last().unwrap());
+    let rest = e.sync();
+    assert!(!rest.iter().any(|l| l.starts_with("bestmove")), "{rest:#?}");
+    // From the start position there is no move to take back: plain ponder.
+    e.send("position startpos");
+    e.send("go ponder btime 0 wtime 0 byoyomi 300");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("ponderhit");
+    let lines = e.expect(|l| l.starts_with("bestmove"), SHORT);
+    assert_legal_answer(&ryuo::position::Position::startpos(), lines.last().unwrap());
+}
+
+#[test]
+fn without_stochastic_ponder_the_real_position_is_pondered() {
+    let (mut e, _) = Engine::with(&[("PvInterval", "0")]);
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go ponder btime 0 wtime 0 byoyomi 1000");
+    std::thread::sleep(Duration::from_millis(400));
+    e.send("ponderhit");
+    let lines = e.expect(|l| l.starts_with("bestmove"), SHORT);
+    let real = after(&PREDICTED);
+    for m in first_pv_moves(&lines) {
+        assert!(real.parse_usi_move(&m).is_some(), "{m}: {lines:#?}");
+    }
+    assert_legal_answer(&real, lines.last().unwrap());
+}

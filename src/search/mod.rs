@@ -596,6 +596,14 @@ impl Searcher {
         }
     }
 
+    /// The hash table's move for `pos`, if it is legal there.
+    pub fn hash_move(&self, pos: &Position) -> Option<Move> {
+        self.tt
+            .probe(pos.key())
+            .map(|h| h.mv)
+            .filter(|&m| m.is_some() && pos.is_pseudo_legal(m) && pos.is_legal(m))
+    }
+
     /// Permille of the hash table used by the current search.
     pub fn hashfull(&self) -> u32 {
         self.tt.hashfull()

@@ -153,6 +153,23 @@ impl GoCommand {
         })
     }
 
+    /// Whether any clock value (`btime wtime byoyomi binc winc`) was given.
+    pub fn has_clock(&self) -> bool {
+        [self.btime, self.wtime, self.byoyomi, self.binc, self.winc]
+            .iter()
+            .any(Option::is_some)
+    }
+
+    /// This command with the clock values of `other` instead of its own.
+    pub fn with_clock_of(mut self, other: &GoCommand) -> GoCommand {
+        self.btime = other.btime;
+        self.wtime = other.wtime;
+        self.byoyomi = other.byoyomi;
+        self.binc = other.binc;
+        self.winc = other.winc;
+        self
+    }
+
     /// The time budget for `pos` under `settings`, if the command limits time.
     pub fn time_budget(&self, pos: &Position, settings: &TimeSettings) -> Option<TimeBudget> {
         if let Some(ms) = self.movetime {

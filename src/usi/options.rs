@@ -370,6 +370,8 @@ fn match_options() -> Vec<Entry> {
         spin("DepthLimit", 0, 0, MAX_DEPTH_LIMIT),
         // The game is a draw after this move (0: no limit).
         spin("MaxMovesToDraw", 0, 0, 100_000),
+        // `go ponder` thinks on the position before the predicted move.
+        check("Stochastic_Ponder", false),
     ]
 }
 
