@@ -171,7 +171,7 @@ impl Position {
 
     /// Points `c` needs to declare under a point rule.
     fn declaration_threshold(&self, rule: EnteringKingRule, c: Color) -> u32 {
-        let (black, white) = match rule {
+        let (black, white): (u32, u32) = match rule {
             EnteringKingRule::Csa24 | EnteringKingRule::Csa24Handicap => (31, 31),
             _ => (28, 27),
         };
@@ -181,11 +181,9 @@ impl Position {
         );
         match c {
             Color::Black => black,
+            // The points missing from the set are White's (the giver's).
             Color::White if handicap => {
-                white
-                    - FULL_SET_POINTS
-                        .saturating_sub(self.total_points())
-                        .min(white)
+                white.saturating_sub(FULL_SET_POINTS.saturating_sub(self.total_points()))
             }
             Color::White => white,
         }

@@ -319,7 +319,7 @@ impl Engine {
         } = request;
         let job = match task {
             Task::Go(command) => match stochastic {
-                Some(superseded) => self.stochastic_job(&command, &mut pos, superseded),
+                Some(superseded) => self.stochastic_job(&mut pos, superseded),
                 None => self.job_for(&command, &pos),
             },
             Task::Perft(depth) => Job::Perft(depth),
@@ -558,22 +558,19 @@ impl Engine {
     /// position) becomes the one before the predicted move, which is
     /// searched until `ponderhit` or `stop`; the answer is for the real
     /// one.
-    fn stochastic_job(
-        &self,
-        command: &GoCommand,
-        pos: &mut Position,
-        superseded: Arc<AtomicBool>,
-    ) -> Job {
+    fn stochastic_job(&self, pos: &mut Position, superseded: Arc<AtomicBool>) -> Job {
         let real = pos.clone();
         let predicted = pos.last_move();
         pos.undo_move(predicted);
-        let until_stop = Limits {
+        // The clock is for the real position: only the caps apply here.
+        let caps = self.options.search_caps();
+        let limits = Limits {
             infinite: true,
+            nodes: caps.nodes,
+            depth: caps.depth,
+            no_early_stop: self.options.check("ConsiderationMode"),
             ..Limits::default()
         };
-        let mut limits = command.capped(until_stop, self.options.search_caps());
-        limits.infinite = true;
-        limits.no_early_stop = self.options.check("ConsiderationMode");
         Job::BestMove {
             limits,
             options: self.search_options(),
