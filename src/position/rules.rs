@@ -3,7 +3,7 @@
 
 use super::Position;
 use crate::bitboard;
-use crate::types::{Color, PieceType};
+use crate::types::{Color, Move, PieceType, Square};
 
 /// What the history says about the current position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +34,21 @@ pub enum EnteringKingRule {
     Csa27,
     /// The 24-point rule: 31 points wins (24–30 would be a draw).
     Csa24,
+    /// The 24-point rule for handicap games: White (the stronger side,
+    /// who gave pieces, as YaneuraOu and AobaZero count it) needs as many
+    /// points fewer as the set lacks.
+    Csa24Handicap,
+    /// The 27-point rule for handicap games, adjusted the same way.
+    Csa27Handicap,
+    /// The try rule: a king that moves to the enemy king's starting
+    /// square (5a for Black, 5i for White) without being attacked there
+    /// wins.
+    Try,
 }
+
+/// Points of a full set of pieces, kings included (each side 18 small
+/// pieces, a king and two big ones): what the handicap rules compare with.
+const FULL_SET_POINTS: u32 = 56;
 
 /// How far beyond the search tree `repetition` looks back into the game
 /// record: cycles of up to ten plies repeated four times fit, and a long
@@ -134,16 +148,17 @@ impl Position {
     /// `rule`: king in the enemy camp, not in check, ten or more other
     /// pieces there, and enough points (rook/bishop kinds 5, others 1,
     /// pieces in hand included).
+    ///
+    /// Under the try rule, whether the side to move has the winning king
+    /// move (see [`Position::try_rule_move`]).
     pub fn can_declare_win(&self, rule: EnteringKingRule) -> bool {
         let us = self.side_to_move;
-        let needed = match rule {
-            EnteringKingRule::None => return false,
-            EnteringKingRule::Csa27 => match us {
-                Color::Black => 28,
-                Color::White => 27,
-            },
-            EnteringKingRule::Csa24 => 31,
-        };
+        if rule == EnteringKingRule::None {
+            return false;
+        }
+        if rule == EnteringKingRule::Try {
+            return self.try_rule_move().is_some();
+        }
         let Some(ksq) = self.king_square(us) else {
             return false;
         };
@@ -151,7 +166,61 @@ impl Position {
             return false;
         }
         let (count, points) = self.declaration_points(us);
-        count >= 10 && points >= needed
+        count >= 10 && points >= self.declaration_threshold(rule, us)
+    }
+
+    /// Points `c` needs to declare under a point rule.
+    fn declaration_threshold(&self, rule: EnteringKingRule, c: Color) -> u32 {
+        let (black, white): (u32, u32) = match rule {
+            EnteringKingRule::Csa24 | EnteringKingRule::Csa24Handicap => (31, 31),
+            _ => (28, 27),
+        };
+        let handicap = matches!(
+            rule,
+            EnteringKingRule::Csa24Handicap | EnteringKingRule::Csa27Handicap
+        );
+        match c {
+            Color::Black => black,
+            // The points missing from the set are White's (the giver's).
+            Color::White if handicap => {
+                white.saturating_sub(FULL_SET_POINTS.saturating_sub(self.total_points()))
+            }
+            Color::White => white,
+        }
+    }
+
+    /// Points of every piece in the game, both sides, on the board (kings
+    /// included) and in hand: 56 with a full set, fewer in a handicap game.
+    fn total_points(&self) -> u32 {
+        let big = self.pieces_of_type(PieceType::Bishop)
+            | self.pieces_of_type(PieceType::Rook)
+            | self.pieces_of_type(PieceType::Horse)
+            | self.pieces_of_type(PieceType::Dragon);
+        let mut points = self.occupied().count() + 4 * big.count();
+        for c in [Color::Black, Color::White] {
+            let hand = self.hand(c);
+            let hand_big = hand.count(PieceType::Bishop) + hand.count(PieceType::Rook);
+            points += hand.total() + 4 * hand_big;
+        }
+        points
+    }
+
+    /// Under the try rule, the king move that wins now: to the enemy
+    /// king's starting square (5a for Black, 5i for White), next to the
+    /// king, not held by one of our pieces, and not attacked once the king
+    /// stands there (a legal king move).
+    pub fn try_rule_move(&self) -> Option<Move> {
+        let us = self.side_to_move;
+        let ksq = self.king_square(us)?;
+        let target = match us {
+            Color::Black => Square::from_file_rank(4, 0),
+            Color::White => Square::from_file_rank(4, 8),
+        };
+        if !bitboard::king_attacks(ksq).contains(target) {
+            return None;
+        }
+        let m = Move::normal(ksq, target, false);
+        (self.is_pseudo_legal(m) && self.is_legal(m)).then_some(m)
     }
 }
 
@@ -242,6 +311,61 @@ mod tests {
         play(&mut pos, &["5a5b", "9i9h", "5b5a", "9h9i"]);
         // White to move in the position of four plies ago.
         assert_eq!(pos.repetition(10), Repetition::Draw);
+    }
+
+    #[test]
+    fn handicap_rules_lower_white_s_threshold() {
+        let even = Position::startpos();
+        let two =
+            Position::from_sfen("lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1")
+                .unwrap();
+        let four =
+            Position::from_sfen("1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1")
+                .unwrap();
+        let t = |p: &Position, r, c| p.declaration_threshold(r, c);
+        use EnteringKingRule::*;
+        assert_eq!(
+            (
+                t(&even, Csa27Handicap, Color::Black),
+                t(&even, Csa27Handicap, Color::White)
+            ),
+            (28, 27)
+        );
+        assert_eq!(
+            (
+                t(&two, Csa27Handicap, Color::Black),
+                t(&two, Csa27Handicap, Color::White)
+            ),
+            (28, 17)
+        );
+        assert_eq!(t(&four, Csa27Handicap, Color::White), 15);
+        assert_eq!(t(&two, Csa24Handicap, Color::White), 21);
+        assert_eq!(t(&four, Csa24Handicap, Color::White), 19);
+        assert_eq!(
+            (t(&two, Csa27, Color::White), t(&two, Csa24, Color::White)),
+            (27, 31)
+        );
+    }
+
+    #[test]
+    fn try_rule_king_reaches_the_enemy_king_square() {
+        // Black king on 5b, 5a empty and unattacked.
+        let pos = Position::from_sfen("9/4K4/9/9/9/9/9/9/k8 b - 1").unwrap();
+        assert_eq!(
+            pos.try_rule_move().map(|m| m.to_string()).as_deref(),
+            Some("5b5a")
+        );
+        assert!(pos.can_declare_win(EnteringKingRule::Try));
+        assert!(!pos.can_declare_win(EnteringKingRule::Csa27));
+        // 5a guarded by a white gold on 4a: no try.
+        let pos = Position::from_sfen("5g3/4K4/9/9/9/9/9/9/k8 b - 1").unwrap();
+        assert_eq!(pos.try_rule_move(), None);
+        // White's try square is 5i.
+        let pos = Position::from_sfen("K8/9/9/9/9/9/9/3k5/9 w - 1").unwrap();
+        assert_eq!(
+            pos.try_rule_move().map(|m| m.to_string()).as_deref(),
+            Some("6h5i")
+        );
     }
 
     #[test]

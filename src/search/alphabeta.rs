@@ -6,9 +6,10 @@ use super::movepick::MovePicker;
 use super::params::*;
 use super::see::see_ge;
 use super::tt::{value_from_tt, value_to_tt, Bound};
-use super::{SearchContext, ThreadData};
+use super::{SearchContext, ThreadData, CURRMOVE_AFTER};
 use crate::bitboard;
 use crate::eval::capture_value;
+use crate::movegen::count_legal;
 use crate::position::Repetition;
 use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
@@ -48,6 +49,7 @@ fn check_limits(td: &mut ThreadData, ctx: &SearchContext) {
         // Depth 1 always completes, so there is a move to play.
         if td.root_depth > 1
             && !ctx.control.is_pondering()
+            && !ctx.limits.analysing(ctx.control)
             && ctx.control.elapsed() >= budget.maximum
         {
             td.stopped = true;
@@ -66,6 +68,26 @@ fn repetition_value(ctx: &SearchContext, r: Repetition, ply: usize) -> Value {
         Repetition::Superior => SUPERIOR_VALUE,
         Repetition::Inferior => -SUPERIOR_VALUE,
     }
+}
+
+/// The value of a position past the game's last move (`MaxMovesToDraw`,
+/// YaneuraOu's meaning: with 256, the position after the 256th move is a
+/// draw): a draw, unless the last move mated (a mate on the last move
+/// counts). `None` while the game goes on.
+#[inline]
+fn move_limit_value(
+    td: &ThreadData,
+    ctx: &SearchContext,
+    ply: usize,
+    in_check: bool,
+) -> Option<Value> {
+    if td.pos.game_ply() <= ctx.options.max_moves_to_draw {
+        return None;
+    }
+    if in_check && count_legal(&td.pos) == 0 {
+        return Some(mated_in(ply));
+    }
+    Some(repetition_value(ctx, Repetition::Draw, ply))
 }
 
 /// Whether a stored value with `bound` settles the window (alpha, beta).
@@ -137,6 +159,9 @@ pub(crate) fn search<const PV: bool>(
         let rep = td.pos.repetition(ply);
         if rep != Repetition::None {
             return repetition_value(ctx, rep, ply);
+        }
+        if let Some(v) = move_limit_value(td, ctx, ply, in_check) {
+            return v;
         }
         if td.pos.can_declare_win(ctx.options.entering_king_rule) {
             return mate_in(ply + 1);
@@ -278,6 +303,12 @@ pub(crate) fn search<const PV: bool>(
             continue;
         }
         move_count += 1;
+        if root && td.currmove.is_some() && ctx.control.since_start() >= CURRMOVE_AFTER {
+            let number = move_count + td.pv_index;
+            if let Some(report) = td.currmove.as_mut() {
+                report(td.root_depth, m, number);
+            }
+        }
         let capture = td.pos.is_capture(m);
         let promotion = m.is_promotion();
         let quiet = !capture && !promotion;
@@ -499,6 +530,9 @@ pub(crate) fn qsearch<const PV: bool>(
         } else {
             td.evaluate(&ctx.options.evaluator)
         };
+    }
+    if let Some(v) = move_limit_value(td, ctx, ply, in_check) {
+        return v;
     }
     if in_check {
         // Perpetual checks can only happen through evasions.

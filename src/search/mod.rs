@@ -128,6 +128,11 @@ pub struct SearchOptions {
     pub entering_king_rule: EnteringKingRule,
     /// Pruning and ordering switches.
     pub features: Features,
+    /// The game is drawn once this many moves are played
+    /// (`MaxMovesToDraw`): a position whose game ply (the number of the
+    /// move to play, 1 at the start) is beyond it scores as a draw, unless
+    /// the side to move is mated. `u32::MAX`: no such rule.
+    pub max_moves_to_draw: u32,
     /// The static evaluation.
     pub evaluator: Evaluator,
 }
@@ -139,6 +144,7 @@ impl Default for SearchOptions {
             draw_value: 0,
             entering_king_rule: EnteringKingRule::Csa27,
             features: Features::default(),
+            max_moves_to_draw: u32::MAX,
             evaluator: Evaluator::default(),
         }
     }
@@ -169,6 +175,19 @@ pub struct Limits {
     pub infinite: bool,
     /// Only these root moves (USI `searchmoves`); empty means all.
     pub searchmoves: Vec<Move>,
+    /// Analysis (`ConsiderationMode`): while the answer waits for `stop`
+    /// (`go infinite`) or `ponderhit` (`go ponder`), nothing ends the
+    /// iterations early: not a mate found, not the time heuristics.
+    pub no_early_stop: bool,
+}
+
+impl Limits {
+    /// Whether the search, at this moment, only ends on `stop` or
+    /// `ponderhit` (see `no_early_stop`).
+    #[inline]
+    pub fn analysing(&self, control: &Control) -> bool {
+        self.no_early_stop && (control.waits_for_stop(self) || control.is_pondering())
+    }
 }
 
 /// Shared between the searching threads and the thread that controls them.
@@ -316,7 +335,21 @@ pub struct PvInfo {
 pub trait Reporter {
     /// A principal variation (called for every line of every iteration).
     fn pv(&mut self, info: &PvInfo);
+
+    /// Where the root moves being searched go once a search is long
+    /// (`CURRMOVE_AFTER`): called by the main thread with the iteration
+    /// depth, the move and its 1-based number. `None`: not wanted.
+    fn currmove_sink(&self) -> Option<CurrMoveSink> {
+        None
+    }
 }
+
+/// Receives `(depth, move, move number)` for each root move searched.
+pub type CurrMoveSink = Box<dyn FnMut(i32, Move, usize) + Send>;
+
+/// How long a search runs before it names each root move it searches
+/// (Stockfish's 3 s): a GUI then shows progress within long iterations.
+pub const CURRMOVE_AFTER: Duration = Duration::from_millis(3000);
 
 /// A reporter that discards everything.
 pub struct Silent;
@@ -384,6 +417,8 @@ pub(crate) struct ThreadData {
     pub lmr: Box<[[i32; 64]; 64]>,
     /// The network's hidden layer along the search path.
     pub accumulators: Accumulators,
+    /// The main thread's `currmove` reports, during a search.
+    pub currmove: Option<CurrMoveSink>,
 }
 
 impl ThreadData {
@@ -410,6 +445,7 @@ impl ThreadData {
             stopped: false,
             lmr,
             accumulators: Accumulators::new(),
+            currmove: None,
         }
     }
 
@@ -560,6 +596,14 @@ impl Searcher {
         }
     }
 
+    /// The hash table's move for `pos`, if it is legal there.
+    pub fn hash_move(&self, pos: &Position) -> Option<Move> {
+        self.tt
+            .probe(pos.key())
+            .map(|h| h.mv)
+            .filter(|&m| m.is_some() && pos.is_pseudo_legal(m) && pos.is_legal(m))
+    }
+
     /// Permille of the hash table used by the current search.
     pub fn hashfull(&self) -> u32 {
         self.tt.hashfull()
@@ -681,6 +725,16 @@ fn iterative_deepening(
 ) -> SearchResult {
     let legal = legal_moves(&td.pos);
     let mut result = SearchResult::default();
+    if ctx.options.entering_king_rule == EnteringKingRule::Try {
+        // The try is a move: played, it wins the game.
+        if let Some(m) = td.pos.try_rule_move() {
+            result.best = Some(m);
+            result.score = MATE - 1;
+            result.depth = 1;
+            result.pv = vec![m];
+            return result;
+        }
+    }
     if td.pos.can_declare_win(ctx.options.entering_king_rule) {
         result.declare_win = true;
         result.score = MATE - 1;
@@ -704,6 +758,11 @@ fn iterative_deepening(
     for f in td.stack.iter_mut() {
         *f = Frame::default();
     }
+    td.currmove = if td.id == 0 {
+        reporter.currmove_sink()
+    } else {
+        None
+    };
     let max_depth = ctx
         .limits
         .depth
@@ -775,6 +834,7 @@ fn iterative_deepening(
         // A mate found needs no deeper search (unless told to go on).
         let score = td.root_moves[0].score;
         if !ctx.control.waits_for_stop(ctx.limits)
+            && !ctx.limits.analysing(ctx.control)
             && score.abs() >= MATE_IN_MAX_PLY
             && MATE - score.abs() <= depth
         {
@@ -784,7 +844,7 @@ fn iterative_deepening(
             continue; // helpers search until the main thread stops them
         }
         if let Some(budget) = ctx.control.time_budget(ctx.limits) {
-            if !ctx.control.is_pondering() {
+            if !ctx.control.is_pondering() && !ctx.limits.analysing(ctx.control) {
                 // Stable best move: stop early; unstable: use more.
                 let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
                 let only_move = td.root_moves.len() == 1;
@@ -797,6 +857,7 @@ fn iterative_deepening(
         }
     }
 
+    td.currmove = None;
     let best = td.root_moves[0].clone();
     result.best = Some(best.mv);
     result.ponder = best.pv.get(1).copied();

@@ -153,6 +153,23 @@ impl GoCommand {
         })
     }
 
+    /// Whether any clock value (`btime wtime byoyomi binc winc`) was given.
+    pub fn has_clock(&self) -> bool {
+        [self.btime, self.wtime, self.byoyomi, self.binc, self.winc]
+            .iter()
+            .any(Option::is_some)
+    }
+
+    /// This command with the clock values of `other` instead of its own.
+    pub fn with_clock_of(mut self, other: &GoCommand) -> GoCommand {
+        self.btime = other.btime;
+        self.wtime = other.wtime;
+        self.byoyomi = other.byoyomi;
+        self.binc = other.binc;
+        self.winc = other.winc;
+        self
+    }
+
     /// The time budget for `pos` under `settings`, if the command limits time.
     pub fn time_budget(&self, pos: &Position, settings: &TimeSettings) -> Option<TimeBudget> {
         if let Some(ms) = self.movetime {
@@ -194,7 +211,38 @@ impl GoCommand {
             time,
             infinite: self.infinite || unbounded,
             searchmoves,
+            no_early_stop: false,
         }
+    }
+}
+
+/// Limits that hold for every `go` whatever it says (`NodesLimit`,
+/// `DepthLimit`, as in fixed-node tournaments).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchCaps {
+    /// Most nodes a search may take.
+    pub nodes: Option<u64>,
+    /// Deepest iteration.
+    pub depth: Option<i32>,
+}
+
+impl GoCommand {
+    /// `limits` (from this command) with `caps` applied: the smaller of
+    /// the command's and the cap's value wins. A command with nothing to
+    /// end it is no longer unbounded once capped, unless it said
+    /// `infinite` (USI: then the answer waits for `stop`).
+    pub fn capped(&self, mut limits: Limits, caps: SearchCaps) -> Limits {
+        fn smaller<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        limits.nodes = smaller(limits.nodes, caps.nodes);
+        limits.depth = smaller(limits.depth, caps.depth);
+        let unbounded = limits.time.is_none() && limits.depth.is_none() && limits.nodes.is_none();
+        limits.infinite = self.infinite || unbounded;
+        limits
     }
 }
 
@@ -319,6 +367,26 @@ mod tests {
         let w = g.time_budget(&white, &settings).unwrap();
         assert!(w.maximum <= Duration::from_millis(300), "{w:?}");
         assert!(b.maximum > Duration::from_secs(1), "{b:?}");
+    }
+
+    #[test]
+    fn caps_combine_with_the_command() {
+        let pos = Position::startpos();
+        let caps = SearchCaps {
+            nodes: Some(5000),
+            depth: Some(6),
+        };
+        let capped = |text: &str| {
+            let g = parse(text);
+            g.capped(limits(&g, &pos).0, caps)
+        };
+        let l = capped("nodes 100000 depth 3");
+        assert_eq!((l.nodes, l.depth, l.infinite), (Some(5000), Some(3), false));
+        let l = capped("");
+        assert_eq!((l.nodes, l.depth, l.infinite), (Some(5000), Some(6), false));
+        assert!(capped("infinite").infinite);
+        let l = capped("btime 0 wtime 0 byoyomi 1000");
+        assert!(l.time.is_some() && l.nodes == Some(5000));
     }
 
     #[test]

@@ -26,19 +26,20 @@ use crate::memory::fits_in_memory;
 use crate::nnue::Network;
 use crate::perft;
 use crate::position::Position;
-use crate::search::{Control, Evaluator, SearchOptions, Searcher};
+use crate::search::{Control, Evaluator, Limits, SearchOptions, Searcher};
 use crate::time::remaining_budget;
+use crate::types::Move;
 use book::OwnBook;
 use go::{legal_move, GoCommand};
 use options::{shorten, Options, SetEffect};
 use output::Output;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
-use thinking::{Job, Started, Thinking};
+use thinking::{Job, Started, StochasticAnswer, Thinking};
 
 /// Longest command line read; the rest of a longer line is skipped and the
 /// line refused (a 600-ply game is about 3 KB, a 1 MB line is garbage).
@@ -88,6 +89,22 @@ struct Request {
     /// Made when the command came, so that the clock runs from then and
     /// `stop` and `ponderhit` reach it while it waits in the queue.
     control: Arc<Control>,
+    /// A `go ponder` under `Stochastic_Ponder`: its flag for "superseded
+    /// by the search after `ponderhit`".
+    stochastic: Option<Arc<AtomicBool>>,
+}
+
+/// The latest `go ponder` run under `Stochastic_Ponder`, kept for its
+/// `ponderhit`.
+struct StochasticPonder {
+    /// The request's control (to know it is still the latest `go`).
+    control: Arc<Control>,
+    /// The `go` as sent, `ponder` included.
+    command: GoCommand,
+    /// The real position (after the predicted move).
+    pos: Position,
+    /// Tells the pondering search it answers nothing.
+    superseded: Arc<AtomicBool>,
 }
 
 /// What a request asks for.
@@ -122,6 +139,8 @@ pub struct Engine {
     network_file: Option<String>,
     /// Requests that came while another was running, oldest first.
     queue: VecDeque<Request>,
+    /// The latest `go ponder` under `Stochastic_Ponder`.
+    stochastic: Option<StochasticPonder>,
     /// Events for the loop; the reader thread and search threads send.
     events: Sender<Event>,
     inbox: Receiver<Event>,
@@ -144,6 +163,7 @@ impl Engine {
             network: crate::nnue::embedded(),
             network_file: None,
             queue: VecDeque::new(),
+            stochastic: None,
             events,
             inbox,
         }
@@ -291,9 +311,17 @@ impl Engine {
     fn start(&mut self, request: Request) {
         self.prepare_searcher();
         self.load_network();
-        let Request { task, pos, control } = request;
+        let Request {
+            task,
+            mut pos,
+            control,
+            stochastic,
+        } = request;
         let job = match task {
-            Task::Go(command) => self.job_for(&command, &pos),
+            Task::Go(command) => match stochastic {
+                Some(superseded) => self.stochastic_job(&mut pos, superseded),
+                None => self.job_for(&command, &pos),
+            },
             Task::Perft(depth) => Job::Perft(depth),
             Task::Bench(depth) => Job::Bench {
                 depth,
@@ -502,11 +530,58 @@ impl Engine {
         }
         let pondering = command.ponder && command.mate.is_none();
         let control = Arc::new(Control::new_at(self.received, pondering));
+        // Stochastic ponder: think on the position before the predicted
+        // move (the last one of `position`), if there is one.
+        let stochastic = (pondering
+            && self.options.check("Stochastic_Ponder")
+            && self.pos.moves_played() > 0
+            && self.pos.last_move().is_some()
+            && self.pos.last_move() != Move::NULL)
+            .then(|| Arc::new(AtomicBool::new(false)));
+        if let Some(superseded) = &stochastic {
+            self.stochastic = Some(StochasticPonder {
+                control: Arc::clone(&control),
+                command: command.clone(),
+                pos: self.pos.search_copy(),
+                superseded: Arc::clone(superseded),
+            });
+        }
         self.submit(Request {
             task: Task::Go(command),
             pos: self.pos.search_copy(),
             control,
+            stochastic,
         });
+    }
+
+    /// The job of a `go ponder` under `Stochastic_Ponder`: `pos` (the real
+    /// position) becomes the one before the predicted move, which is
+    /// searched until `ponderhit` or `stop`; the answer is for the real
+    /// one.
+    fn stochastic_job(&self, pos: &mut Position, superseded: Arc<AtomicBool>) -> Job {
+        let real = pos.clone();
+        let predicted = pos.last_move();
+        pos.undo_move(predicted);
+        // The clock is for the real position: only the caps apply here.
+        let caps = self.options.search_caps();
+        let limits = Limits {
+            infinite: true,
+            nodes: caps.nodes,
+            depth: caps.depth,
+            no_early_stop: self.options.check("ConsiderationMode"),
+            ..Limits::default()
+        };
+        Job::BestMove {
+            limits,
+            options: self.search_options(),
+            resign_value: self.options.resign_value(),
+            report: self.options.report_settings(),
+            stochastic: Some(Box::new(StochasticAnswer {
+                real,
+                predicted,
+                superseded,
+            })),
+        }
     }
 
     /// What the search thread is to do for `command` in `pos`.
@@ -522,6 +597,8 @@ impl Engine {
         let settings = self.options.time_settings();
         let mut warnings = Vec::new();
         let limits = command.limits(pos, &settings, Duration::ZERO, &mut warnings);
+        let mut limits = command.capped(limits, self.options.search_caps());
+        limits.no_early_stop = self.options.check("ConsiderationMode");
         for w in warnings {
             self.out.error(&format!("go: {w}"));
         }
@@ -530,6 +607,7 @@ impl Engine {
             options: self.search_options(),
             resign_value: self.options.resign_value(),
             report: self.options.report_settings(),
+            stochastic: None,
         }
     }
 
@@ -571,12 +649,42 @@ impl Engine {
         for w in warnings {
             self.out.error(&format!("ponderhit: {w}"));
         }
+        let stochastic = self
+            .stochastic
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(&s.control, control));
+        if stochastic {
+            return self.stochastic_ponderhit(&clock);
+        }
         match clock.time_budget(pos, &self.options.time_settings()) {
             Some(budget) => {
                 control.ponderhit_with(remaining_budget(budget, self.received.elapsed()))
             }
             None => control.ponderhit(),
         }
+    }
+
+    /// `ponderhit` after a stochastic ponder: the search of the position
+    /// before the predicted move ends without an answer, and a normal
+    /// search of the real position starts, with the clock of `ponderhit`
+    /// (or of the `go ponder` if it brought none) counted from now.
+    fn stochastic_ponderhit(&mut self, clock: &GoCommand) {
+        let Some(sp) = self.stochastic.take() else {
+            return;
+        };
+        sp.superseded.store(true, Ordering::SeqCst);
+        sp.control.stop();
+        let mut command = sp.command;
+        command.ponder = false;
+        if clock.has_clock() {
+            command = command.with_clock_of(clock);
+        }
+        self.submit(Request {
+            task: Task::Go(command),
+            pos: sp.pos,
+            control: Arc::new(Control::new_at(self.received, false)),
+            stochastic: None,
+        });
     }
 
     fn gameover(&mut self, args: &[&str]) {
@@ -624,6 +732,7 @@ impl Engine {
             task,
             pos: self.pos.clone(),
             control: Arc::new(Control::new_at(self.received, false)),
+            stochastic: None,
         });
     }
 }

@@ -5,6 +5,7 @@
 //! validation and lookup cannot disagree. Names are matched without regard
 //! to case, as the USI spec asks.
 
+use super::go::SearchCaps;
 use super::output::{ReportSettings, DEFAULT_PV_INTERVAL_MS};
 use crate::book::BookSettings;
 use crate::position::EnteringKingRule;
@@ -87,10 +88,23 @@ struct Entry {
 const SPIN_SWITCHES: [&str; 1] = ["Killers"];
 
 /// Entering-king rule names as the `EnteringKingRule` combo shows them.
-const ENTERING_KING_RULES: [(&str, EnteringKingRule); 3] = [
-    ("CSARule27", EnteringKingRule::Csa27),
-    ("CSARule24", EnteringKingRule::Csa24),
+const ENTERING_KING_RULES: [(&str, EnteringKingRule); 6] = [
     ("NoEnteringKing", EnteringKingRule::None),
+    ("CSARule24", EnteringKingRule::Csa24),
+    ("CSARule24H", EnteringKingRule::Csa24Handicap),
+    ("CSARule27", EnteringKingRule::Csa27),
+    ("CSARule27H", EnteringKingRule::Csa27Handicap),
+    ("TryRule", EnteringKingRule::Try),
+];
+
+/// The `EnteringKingRule` combo's words, in YaneuraOu's order.
+const ENTERING_KING_RULE_NAMES: [&str; 6] = [
+    "NoEnteringKing",
+    "CSARule24",
+    "CSARule24H",
+    "CSARule27",
+    "CSARule27H",
+    "TryRule",
 ];
 
 /// Every USI option with its current value.
@@ -143,7 +157,7 @@ impl Options {
                 name: "EnteringKingRule",
                 kind: OptionKind::Combo {
                     default: "CSARule27",
-                    vars: &["CSARule27", "CSARule24", "NoEnteringKing"],
+                    vars: &ENTERING_KING_RULE_NAMES,
                 },
                 value: OptionValue::Combo("CSARule27"),
             },
@@ -174,6 +188,7 @@ impl Options {
             0,
             100_000,
         ));
+        entries.extend(match_options());
         Options { entries }
     }
 
@@ -292,6 +307,10 @@ impl Options {
             draw_value: self.spin("DrawValue") as Value,
             entering_king_rule: self.entering_king_rule(),
             features: self.features(),
+            max_moves_to_draw: match self.spin("MaxMovesToDraw") {
+                0 => u32::MAX,
+                n => n as u32,
+            },
             ..SearchOptions::default()
         }
     }
@@ -341,6 +360,34 @@ fn book_options() -> Vec<Entry> {
         check("FlippedBook", d.flipped),
         spin("BookPvMoves", d.pv_moves as i64, 1, 246),
     ]
+}
+
+/// Options for matches under special rules (YaneuraOu's names).
+fn match_options() -> Vec<Entry> {
+    vec![
+        // Fixed-node and fixed-depth tournaments: every `go` is capped.
+        spin("NodesLimit", 0, 0, i64::MAX),
+        spin("DepthLimit", 0, 0, MAX_DEPTH_LIMIT),
+        // The game is a draw after this move (0: no limit).
+        spin("MaxMovesToDraw", 0, 0, 100_000),
+        // `go ponder` thinks on the position before the predicted move.
+        check("Stochastic_Ponder", false),
+    ]
+}
+
+/// Largest `DepthLimit` (the search never goes deeper anyway).
+const MAX_DEPTH_LIMIT: i64 = 10_000;
+
+impl Options {
+    /// The caps `NodesLimit` and `DepthLimit` put on every `go`.
+    pub fn search_caps(&self) -> SearchCaps {
+        let nodes = self.spin("NodesLimit");
+        let depth = self.spin("DepthLimit");
+        SearchCaps {
+            nodes: (nodes > 0).then_some(nodes as u64),
+            depth: (depth > 0).then_some(depth as i32),
+        }
+    }
 }
 
 /// The `BookFile` value meaning "no book" (as does the empty string).
@@ -481,6 +528,15 @@ mod tests {
         assert!(lines
             .iter()
             .any(|l| l.contains("name Killers type spin default 2 min 0 max 2")));
+    }
+
+    #[test]
+    fn every_entering_king_rule_name_has_its_rule() {
+        let mut o = Options::new();
+        for (i, name) in ENTERING_KING_RULE_NAMES.iter().enumerate() {
+            o.set("EnteringKingRule", Some(name)).unwrap();
+            assert_eq!(o.entering_king_rule(), ENTERING_KING_RULES[i].1, "{name}");
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! throttles `info` lines during a search.
 
 use super::thinking::is_known_score;
-use crate::search::{Bound, Control, PvInfo, Reporter, Score, SearchResult};
+use crate::search::{Bound, Control, CurrMoveSink, PvInfo, Reporter, Score, SearchResult};
 use crate::types::Move;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -210,6 +210,15 @@ impl InfoReporter {
 }
 
 impl Reporter for InfoReporter {
+    fn currmove_sink(&self) -> Option<CurrMoveSink> {
+        let out = self.out.clone();
+        Some(Box::new(move |depth, m, number| {
+            out.line(&format!(
+                "info depth {depth} currmove {m} currmovenumber {number}"
+            ))
+        }))
+    }
+
     fn pv(&mut self, info: &PvInfo) {
         let bound = matches!(info.bound, Bound::Lower | Bound::Upper);
         if bound && (!self.settings.fail_high_low || self.settings.consideration) {

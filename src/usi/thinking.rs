@@ -14,7 +14,7 @@ use super::mate::solve_mate;
 use super::output::{InfoReporter, Output, ReportSettings};
 use super::perft_report_until;
 use crate::movegen::legal_moves;
-use crate::position::Position;
+use crate::position::{EnteringKingRule, Position};
 use crate::search::params::INFINITE;
 use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher, TimeBudget};
 use crate::types::{Move, Value};
@@ -48,6 +48,10 @@ pub enum Job {
         resign_value: Value,
         /// What the analysis options ask of the `info` lines.
         report: ReportSettings,
+        /// Set for a `go ponder` under `Stochastic_Ponder`: the position
+        /// searched is the one before the predicted move, and the answer
+        /// is for the real one.
+        stochastic: Option<Box<StochasticAnswer>>,
     },
     /// Look for a mate and answer `checkmate`.
     Mate(MateLimit),
@@ -76,6 +80,7 @@ impl Job {
                 options,
                 resign_value,
                 report,
+                stochastic,
             } => {
                 limits.infinite = false;
                 if limits.time.is_none() && limits.depth.is_none() && limits.nodes.is_none() {
@@ -90,6 +95,7 @@ impl Job {
                     options,
                     resign_value,
                     report,
+                    stochastic,
                 }
             }
             Job::Mate(MateLimit::Infinite) => Job::Mate(MateLimit::Time(FALLBACK_TIME)),
@@ -111,8 +117,13 @@ impl Job {
                 options,
                 resign_value,
                 report,
+                stochastic,
             } => {
                 let mut reporter = InfoReporter::with_settings(out.clone(), report);
+                if let Some(stochastic) = stochastic {
+                    let result = searcher.search(pos, &limits, &options, control, &mut reporter);
+                    return stochastic.answer(searcher, &result, &options, out);
+                }
                 Some(best_move(
                     searcher,
                     pos,
@@ -253,6 +264,56 @@ impl Thinking {
     /// the thread panicked (a bug: the caller makes a fresh searcher).
     pub fn join(self) -> Option<Searcher> {
         self.handle.join().ok()
+    }
+}
+
+/// What a `go ponder` under `Stochastic_Ponder` answers: it searched the
+/// position before the predicted move, so that its work serves whatever
+/// the opponent plays (YaneuraOu's option).
+pub struct StochasticAnswer {
+    /// The position the GUI set, after the predicted move.
+    pub real: Position,
+    /// The predicted move (the last of the `position` command).
+    pub predicted: Move,
+    /// Set at `ponderhit`: a normal search of `real` replaces this one,
+    /// and this one answers nothing.
+    pub superseded: Arc<AtomicBool>,
+}
+
+impl StochasticAnswer {
+    /// The `bestmove` line in the real position after the search of the
+    /// one before it (`None` once superseded): the reply to the predicted
+    /// move from the searched line, else the hash table's move there,
+    /// else any legal move; always legal in the real position.
+    fn answer(
+        self,
+        searcher: &Searcher,
+        result: &SearchResult,
+        options: &SearchOptions,
+        out: &Output,
+    ) -> Option<String> {
+        if self.superseded.load(Ordering::SeqCst) {
+            return None;
+        }
+        let real = &self.real;
+        let rule = options.entering_king_rule;
+        let mut answer = SearchResult::default();
+        if let Some(m) = (rule == EnteringKingRule::Try)
+            .then(|| real.try_rule_move())
+            .flatten()
+        {
+            answer.best = Some(m);
+        } else if real.can_declare_win(rule) {
+            answer.declare_win = true;
+        } else if result.pv.first() == Some(&self.predicted) && result.pv.len() >= 2 {
+            answer.best = Some(result.pv[1]);
+            answer.ponder = result.pv.get(2).copied();
+        } else {
+            answer.best = searcher
+                .hash_move(real)
+                .or_else(|| legal_moves(real).first().copied());
+        }
+        Some(bestmove_line(real, &answer, 0, out))
     }
 }
 
