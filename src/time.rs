@@ -19,8 +19,19 @@
 //!   every clock value is a whole number of seconds, the limits are
 //!   stretched to just before the next whole second (minus the delay).
 
-use crate::search::TimeBudget;
 use std::time::Duration;
+
+/// How much time the search may use, decided by the time manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    /// Never stop before this (time that would be lost anyway, such as
+    /// byoyomi, or `MinimumThinkingTime`), unless the result is certain.
+    pub minimum: Duration,
+    /// Stop starting new iterations after this (scaled by stability).
+    pub optimum: Duration,
+    /// Never think longer than this.
+    pub maximum: Duration,
+}
 
 /// Our moves expected to follow at the start of a game; the main time is
 /// shared among them.

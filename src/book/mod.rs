@@ -182,11 +182,6 @@ pub fn flip_move(m: Move) -> Move {
     }
 }
 
-/// Whether `m` is a legal move in `pos` (book data is never trusted).
-pub fn is_legal(pos: &Position, m: Move) -> bool {
-    m.is_some() && pos.is_pseudo_legal(m) && pos.is_legal(m)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +238,6 @@ mod tests {
         assert!(book.lookup(&pos, false).is_empty());
         let found = book.lookup(&pos, true);
         assert_eq!(found[0].mv, mv("3c3d"));
-        assert!(is_legal(&pos, found[0].mv));
+        assert!(pos.is_legal_move(found[0].mv));
     }
 }

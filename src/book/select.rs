@@ -7,7 +7,7 @@
 //! was played (`ConsiderBookMoveCount`). Every move and ponder move is
 //! checked for legality first: a book is data, never trusted.
 
-use super::{is_legal, Book, BookMove};
+use super::{Book, BookMove};
 use crate::position::Position;
 use crate::types::{Color, Move, Value};
 use rand::Rng;
@@ -76,7 +76,7 @@ impl Book {
             .lookup(pos, settings.flipped)
             .into_iter()
             .filter(|m| m.depth >= settings.depth_limit && m.value >= limit)
-            .filter(|m| is_legal(pos, m.mv))
+            .filter(|m| pos.is_legal_move(m.mv))
             .collect();
         let Some(best) = moves.iter().map(|m| m.value).max() else {
             return Vec::new();
@@ -88,7 +88,7 @@ impl Book {
             .map(|mut entry| {
                 let mut after = pos.clone();
                 after.do_move(entry.mv);
-                if !is_legal(&after, entry.ponder) {
+                if !after.is_legal_move(entry.ponder) {
                     entry.ponder = Move::NONE;
                 }
                 let mut pv = vec![entry.mv];
@@ -112,7 +112,7 @@ impl Book {
             let best = self
                 .lookup(pos, settings.flipped)
                 .into_iter()
-                .filter(|m| is_legal(pos, m.mv))
+                .filter(|m| pos.is_legal_move(m.mv))
                 .max_by_key(|m| (m.value, m.count))
                 .map(|m| m.mv);
             let next = match best {

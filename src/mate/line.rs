@@ -160,7 +160,7 @@ pub(super) fn is_verified_mate(pos: &mut Position, line: &[Move]) -> bool {
             break;
         }
         let attacker = i % 2 == 0;
-        ok = pos.is_pseudo_legal(m) && pos.is_legal(m) && (!attacker || pos.gives_check(m));
+        ok = pos.is_legal_move(m) && (!attacker || pos.gives_check(m));
         if ok {
             pos.do_move(m);
             played += 1;

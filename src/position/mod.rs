@@ -1022,9 +1022,38 @@ impl Position {
     /// Parses a USI move and checks it is legal here.
     pub fn parse_usi_move(&self, s: &str) -> Option<Move> {
         let m = parse_usi_move_text(s)?;
-        (self.is_pseudo_legal(m) && self.is_legal(m)).then_some(m)
+        self.is_legal_move(m).then_some(m)
+    }
+
+    /// Whether `m`, from a source that is not trusted (the hash table, a
+    /// book, a game record, the user), is a legal move here: the one check
+    /// to use before `do_move` on such a move.
+    #[inline]
+    pub fn is_legal_move(&self, m: Move) -> bool {
+        m.is_some() && self.is_pseudo_legal(m) && self.is_legal(m)
+    }
+
+    /// Plays `m` if it is legal here; otherwise the position is unchanged.
+    pub fn try_do_move(&mut self, m: Move) -> Result<(), IllegalMove> {
+        if !self.is_legal_move(m) {
+            return Err(IllegalMove(m));
+        }
+        self.do_move(m);
+        Ok(())
     }
 }
+
+/// A move that is not legal in the position it was given to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IllegalMove(pub Move);
+
+impl std::fmt::Display for IllegalMove {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} is not a legal move here", self.0)
+    }
+}
+
+impl std::error::Error for IllegalMove {}
 
 /// What legality tests of one position share (see `Position::is_legal_in`).
 #[derive(Clone, Copy, Debug)]
@@ -1153,6 +1182,26 @@ mod tests {
         assert!(parse_usi_move_text("7g7g").is_none());
         assert!(parse_usi_move_text("7g7f=").is_none());
         assert!(parse_usi_move_text("").is_none());
+    }
+
+    #[test]
+    fn try_do_move_plays_legal_moves_and_refuses_the_rest() {
+        let mut pos = Position::startpos();
+        let key = pos.key();
+        // Not pseudo-legal (no piece moves so), illegal (a pawn drop with
+        // none in hand), and no move at all: each refused, nothing changed.
+        for m in [
+            parse_usi_move_text("7g7e").unwrap(),
+            parse_usi_move_text("P*5e").unwrap(),
+            Move::NONE,
+        ] {
+            assert_eq!(pos.try_do_move(m), Err(IllegalMove(m)));
+            assert_eq!(pos.key(), key);
+            assert_eq!(pos.moves_played(), 0);
+        }
+        let m = parse_usi_move_text("7g7f").unwrap();
+        assert_eq!(pos.try_do_move(m), Ok(()));
+        assert_eq!(pos.last_move(), m);
     }
 
     #[test]

@@ -220,7 +220,7 @@ impl Position {
             return None;
         }
         let m = Move::normal(ksq, target, false);
-        (self.is_pseudo_legal(m) && self.is_legal(m)).then_some(m)
+        self.is_legal_move(m).then_some(m)
     }
 }
 

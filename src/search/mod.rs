@@ -17,6 +17,7 @@ use crate::mate::MateSolver;
 use crate::movegen::legal_moves;
 use crate::nnue::{Accumulators, Network};
 use crate::position::{EnteringKingRule, Position};
+use crate::time::TimeBudget;
 use crate::types::{Move, Value};
 use history::{ButterflyHistory, Killers};
 use params::*;
@@ -148,18 +149,6 @@ impl Default for SearchOptions {
             evaluator: Evaluator::default(),
         }
     }
-}
-
-/// How much time the search may use, decided by the time manager.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TimeBudget {
-    /// Never stop before this (time that would be lost anyway, such as
-    /// byoyomi, or `MinimumThinkingTime`), unless the result is certain.
-    pub minimum: Duration,
-    /// Stop starting new iterations after this (scaled by stability).
-    pub optimum: Duration,
-    /// Never think longer than this.
-    pub maximum: Duration,
 }
 
 /// What ends a search.
@@ -524,15 +513,8 @@ impl Searcher {
         self.tt.size_mib()
     }
 
-    /// Reallocates the hash table (its content is lost).
-    pub fn resize_hash(&mut self, hash_mib: usize) {
-        if self.tt.size_mib() != hash_mib {
-            self.tt = TranspositionTable::new(hash_mib);
-        }
-    }
-
-    /// Like `resize_hash`, but reports a failed allocation instead of
-    /// aborting; the old table stays in use then.
+    /// Reallocates the hash table (its content is lost). A failed
+    /// allocation is reported and the old table stays in use.
     pub fn try_resize_hash(&mut self, hash_mib: usize) -> Result<(), String> {
         if self.tt.size_mib() != hash_mib {
             self.tt = TranspositionTable::try_new(hash_mib)?;
@@ -601,7 +583,7 @@ impl Searcher {
         self.tt
             .probe(pos.key())
             .map(|h| h.mv)
-            .filter(|&m| m.is_some() && pos.is_pseudo_legal(m) && pos.is_legal(m))
+            .filter(|&m| pos.is_legal_move(m))
     }
 
     /// Permille of the hash table used by the current search.
@@ -885,7 +867,7 @@ fn ponder_from_tt(td: &mut ThreadData, ctx: &SearchContext, best: Move) -> Optio
         .tt
         .probe(td.pos.key())
         .map(|h| h.mv)
-        .filter(|&m| m.is_some() && td.pos.is_pseudo_legal(m) && td.pos.is_legal(m));
+        .filter(|&m| td.pos.is_legal_move(m));
     td.pos.undo_move(best);
     reply
 }

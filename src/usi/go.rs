@@ -3,8 +3,10 @@
 
 use super::options::shorten;
 use crate::position::{parse_usi_move_text, Position};
-use crate::search::{Limits, TimeBudget};
-use crate::time::{budget_for_clock, budget_for_movetime, remaining_budget, Clock, TimeSettings};
+use crate::search::Limits;
+use crate::time::{
+    budget_for_clock, budget_for_movetime, remaining_budget, Clock, TimeBudget, TimeSettings,
+};
 use crate::types::{Color, Move};
 use std::time::Duration;
 
@@ -267,7 +269,7 @@ fn mate_limit(words: &mut Words, warnings: &mut Vec<String>) -> MateLimit {
 /// `text` as a legal move in `pos`.
 pub fn legal_move(pos: &Position, text: &str) -> Result<Move, String> {
     parse_usi_move_text(text)
-        .filter(|&m| pos.is_pseudo_legal(m) && pos.is_legal(m))
+        .filter(|&m| pos.is_legal_move(m))
         .ok_or_else(|| format!("'{}' is not a legal move here", shorten(text, 20)))
 }
 

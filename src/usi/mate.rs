@@ -66,10 +66,9 @@ pub fn is_tsume(root: &Position, line: &[Move]) -> bool {
     }
     let mut pos = root.clone();
     for (i, &m) in line.iter().enumerate() {
-        if !(pos.is_pseudo_legal(m) && pos.is_legal(m)) {
+        if pos.try_do_move(m).is_err() {
             return false;
         }
-        pos.do_move(m);
         if i % 2 == 0 && !pos.in_check() {
             return false;
         }

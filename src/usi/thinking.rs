@@ -16,7 +16,8 @@ use super::perft_report_until;
 use crate::movegen::legal_moves;
 use crate::position::{EnteringKingRule, Position};
 use crate::search::params::INFINITE;
-use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher, TimeBudget};
+use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher};
+use crate::time::TimeBudget;
 use crate::types::{Move, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -343,7 +344,7 @@ pub fn bestmove_line(
         return "bestmove win".into();
     }
     let best = match result.best {
-        Some(m) if is_legal(pos, m) => m,
+        Some(m) if pos.is_legal_move(m) => m,
         None => return "bestmove resign".into(),
         Some(m) => {
             // A search bug must not lose the game on the spot.
@@ -363,7 +364,7 @@ pub fn bestmove_line(
     }
     let mut after = pos.clone();
     after.do_move(best);
-    match result.ponder.filter(|&p| is_legal(&after, p)) {
+    match result.ponder.filter(|&p| after.is_legal_move(p)) {
         Some(p) => format!("bestmove {best} ponder {p}"),
         None => format!("bestmove {best}"),
     }
@@ -373,8 +374,4 @@ pub fn bestmove_line(
 /// move was scored reports the window bound (±INFINITE).
 pub fn is_known_score(score: Value) -> bool {
     score.abs() < INFINITE
-}
-
-fn is_legal(pos: &Position, m: Move) -> bool {
-    m.is_some() && pos.is_pseudo_legal(m) && pos.is_legal(m)
 }
