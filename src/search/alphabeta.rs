@@ -531,15 +531,14 @@ pub(crate) fn qsearch<const PV: bool>(
             td.evaluate(&ctx.options.evaluator)
         };
     }
+    // A quiet move at depth 1 arrives here too: a repeated position is a
+    // draw (or a perpetual-check result), not a stand-pat score.
+    let rep = td.pos.repetition(ply);
+    if rep != Repetition::None {
+        return repetition_value(ctx, rep, ply);
+    }
     if let Some(v) = move_limit_value(td, ctx, ply, in_check) {
         return v;
-    }
-    if in_check {
-        // Perpetual checks can only happen through evasions.
-        let rep = td.pos.repetition(ply);
-        if rep != Repetition::None {
-            return repetition_value(ctx, rep, ply);
-        }
     }
 
     let key = td.pos.key();
