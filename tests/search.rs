@@ -256,3 +256,32 @@ fn stop_reaches_every_thread() {
     // Generous: the machine may be loaded; the point is that it returns.
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
 }
+
+#[test]
+fn a_repetition_reached_by_a_quiet_move_at_the_horizon_is_a_draw() {
+    // The start position has stood three times; 7b8b brings it a fourth
+    // time (sennichite). At depth 1 the move's child is a quiescence node,
+    // which must see the repetition, not stand pat on the evaluation.
+    let mut pos = Position::startpos();
+    let cycle = ["2h3h", "8b7b", "3h2h", "7b8b"];
+    let line = cycle.iter().cycle().take(3 * cycle.len() + 3);
+    for text in line {
+        let m = pos.parse_usi_move(text).unwrap();
+        pos.do_move(m);
+    }
+    let repeat = pos.parse_usi_move("7b8b").unwrap();
+    let mut searcher = Searcher::new(16);
+    let limits = Limits {
+        depth: Some(1),
+        searchmoves: vec![repeat],
+        ..Limits::default()
+    };
+    let options = SearchOptions {
+        draw_value: -37,
+        ..SearchOptions::default()
+    };
+    let result = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
+    assert_eq!(result.pv.first(), Some(&repeat));
+    // The draw is scored from the root side's view: its own draw value.
+    assert_eq!(result.score, -37);
+}

@@ -241,7 +241,7 @@ pub(crate) fn search<const PV: bool>(
 
         // Step 7. Null move: even passing keeps us above beta.
         if features.null_move
-            && !td.stack[ply].null_move_disabled
+            && ply >= td.nmp_min_ply
             && depth >= NMP_MIN_DEPTH
             && eval >= beta
             && static_eval >= beta
@@ -251,7 +251,6 @@ pub(crate) fn search<const PV: bool>(
             let r = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
             td.stack[ply].current_move = Move::NULL;
             td.pos.do_null_move();
-            td.stack[ply + 1].null_move_disabled = false;
             let v = -search::<false>(td, ctx, ply + 1, -beta, -beta + 1, depth - r, !cut_node);
             td.pos.undo_null_move();
             if td.stopped {
@@ -262,10 +261,13 @@ pub(crate) fn search<const PV: bool>(
                 if depth < NMP_VERIFY_DEPTH {
                     return v;
                 }
-                // Verification at high depth, null moves off below.
-                td.stack[ply].null_move_disabled = true;
+                // Verification at high depth: a reduced search of this node
+                // with no null move in its first three quarters (zugzwang
+                // positions are the ones a null move misjudges).
+                let outer_min_ply = td.nmp_min_ply;
+                td.nmp_min_ply = ply + (3 * (depth - r) / 4).max(1) as usize;
                 let verified = search::<false>(td, ctx, ply, beta - 1, beta, depth - r, false);
-                td.stack[ply].null_move_disabled = false;
+                td.nmp_min_ply = outer_min_ply;
                 if verified >= beta {
                     return v;
                 }
@@ -531,15 +533,14 @@ pub(crate) fn qsearch<const PV: bool>(
             td.evaluate(&ctx.options.evaluator)
         };
     }
+    // A quiet move at depth 1 arrives here too: a repeated position is a
+    // draw (or a perpetual-check result), not a stand-pat score.
+    let rep = td.pos.repetition(ply);
+    if rep != Repetition::None {
+        return repetition_value(ctx, rep, ply);
+    }
     if let Some(v) = move_limit_value(td, ctx, ply, in_check) {
         return v;
-    }
-    if in_check {
-        // Perpetual checks can only happen through evasions.
-        let rep = td.pos.repetition(ply);
-        if rep != Repetition::None {
-            return repetition_value(ctx, rep, ply);
-        }
     }
 
     let key = td.pos.key();

@@ -383,8 +383,6 @@ pub(crate) struct Frame {
     pub killers: Killers,
     pub current_move: Move,
     pub in_check: bool,
-    /// Null moves are not allowed below a verification search.
-    pub null_move_disabled: bool,
 }
 
 /// Everything one search thread owns.
@@ -403,6 +401,9 @@ pub(crate) struct ThreadData {
     pub pv_index: usize,
     pub root_depth: i32,
     pub stopped: bool,
+    /// Null moves are allowed only from this ply on: a null-move
+    /// verification search raises it over the plies it covers.
+    pub nmp_min_ply: usize,
     pub lmr: Box<[[i32; 64]; 64]>,
     /// The network's hidden layer along the search path.
     pub accumulators: Accumulators,
@@ -432,6 +433,7 @@ impl ThreadData {
             pv_index: 0,
             root_depth: 0,
             stopped: false,
+            nmp_min_ply: 0,
             lmr,
             accumulators: Accumulators::new(),
             currmove: None,
