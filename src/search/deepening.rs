@@ -1,0 +1,235 @@
+//! Iterative deepening at the root: aspiration windows, MultiPV, the
+//! time decisions between iterations, the Lazy SMP depth skipping, and the
+//! reports of each iteration.
+
+use super::params::*;
+use super::*;
+use crate::movegen::legal_moves;
+use crate::position::EnteringKingRule;
+use crate::types::Move;
+
+/// Lazy SMP diversification: helper `i` skips the iterations for which
+/// `((depth + SKIP_PHASE[j]) / SKIP_SIZE[j]) % 2 == 1`, `j = (i - 1) % 20`,
+/// so that at any moment the threads work at different depths.
+const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+fn skips_depth(thread_id: usize, depth: i32) -> bool {
+    if thread_id == 0 {
+        return false;
+    }
+    let j = (thread_id - 1) % 20;
+    ((depth + SKIP_PHASE[j]) / SKIP_SIZE[j]) % 2 == 1
+}
+
+pub(super) fn iterative_deepening(
+    td: &mut ThreadData,
+    ctx: &SearchContext,
+    reporter: &mut dyn Reporter,
+) -> SearchResult {
+    let legal = legal_moves(&td.pos);
+    let mut result = SearchResult::default();
+    if ctx.options.entering_king_rule == EnteringKingRule::Try {
+        // The try is a move: played, it wins the game.
+        if let Some(m) = td.pos.try_rule_move() {
+            result.best = Some(m);
+            result.score = MATE - 1;
+            result.depth = 1;
+            result.pv = vec![m];
+            return result;
+        }
+    }
+    if td.pos.can_declare_win(ctx.options.entering_king_rule) {
+        result.declare_win = true;
+        result.score = MATE - 1;
+        return result;
+    }
+    td.root_moves = legal
+        .iter()
+        .filter(|m| ctx.limits.searchmoves.is_empty() || ctx.limits.searchmoves.contains(m))
+        .map(|&mv| RootMove {
+            mv,
+            score: -INFINITE,
+            previous_score: -INFINITE,
+            seldepth: 0,
+            pv: vec![mv],
+        })
+        .collect();
+    if td.root_moves.is_empty() {
+        result.score = -MATE;
+        return result;
+    }
+    for f in td.stack.iter_mut() {
+        *f = Frame::default();
+    }
+    td.currmove = if td.id == 0 {
+        reporter.currmove_sink()
+    } else {
+        None
+    };
+    let max_depth = ctx
+        .limits
+        .depth
+        .unwrap_or(MAX_PLY as i32 - 1)
+        .clamp(1, MAX_PLY as i32 - 1);
+    let multipv = ctx.options.multipv.clamp(1, td.root_moves.len());
+    let mut completed_depth = 0;
+    let mut last_best = Move::NONE;
+    let mut best_move_changes = 0.0f64;
+
+    for depth in 1..=max_depth {
+        if depth > 1 && skips_depth(td.id, depth) {
+            continue;
+        }
+        td.root_depth = depth;
+        for rm in td.root_moves.iter_mut() {
+            rm.previous_score = rm.score;
+        }
+        for pv_index in 0..multipv {
+            td.pv_index = pv_index;
+            td.seldepth = 0;
+            let prev = td.root_moves[pv_index].previous_score;
+            let use_window = ctx.options.features.aspiration
+                && depth >= ASPIRATION_MIN_DEPTH
+                && prev.abs() < MATE_IN_MAX_PLY;
+            let mut delta = ASPIRATION_DELTA;
+            let (mut alpha, mut beta) = if use_window {
+                ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+            } else {
+                (-INFINITE, INFINITE)
+            };
+            loop {
+                let value = alphabeta::search::<true>(td, ctx, 0, alpha, beta, depth, false);
+                // Stable sort keeps the order of equal moves: the best of the
+                // new iteration first, the lines already fixed in front.
+                td.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if td.stopped {
+                    break;
+                }
+                if value <= alpha {
+                    report(td, ctx, reporter, pv_index, Bound::Upper);
+                    beta = (alpha + beta) / 2;
+                    alpha = (value - delta).max(-INFINITE);
+                } else if value >= beta {
+                    report(td, ctx, reporter, pv_index, Bound::Lower);
+                    beta = (value + delta).min(INFINITE);
+                } else {
+                    break;
+                }
+                delta += delta / 2;
+            }
+            td.root_moves[..=pv_index].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+            if td.stopped {
+                break;
+            }
+            report(td, ctx, reporter, pv_index, Bound::Exact);
+        }
+        if td.stopped {
+            break;
+        }
+        completed_depth = depth;
+        let best = td.root_moves[0].mv;
+        if best != last_best {
+            best_move_changes += 1.0;
+        }
+        best_move_changes *= 0.5;
+        last_best = best;
+
+        // A mate found needs no deeper search (unless told to go on).
+        let score = td.root_moves[0].score;
+        if !ctx.control.waits_for_stop(ctx.limits)
+            && !ctx.limits.analysing(ctx.control)
+            && score.abs() >= MATE_IN_MAX_PLY
+            && MATE - score.abs() <= depth
+        {
+            break;
+        }
+        if td.id != 0 {
+            continue; // helpers search until the main thread stops them
+        }
+        if let Some(budget) = ctx.control.time_budget(ctx.limits) {
+            if !ctx.control.is_pondering() && !ctx.limits.analysing(ctx.control) {
+                // Stable best move: stop early; unstable: use more.
+                let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
+                let only_move = td.root_moves.len() == 1;
+                let optimum = budget.optimum.mul_f64(if only_move { 0.2 } else { scale });
+                let elapsed = ctx.control.elapsed();
+                if elapsed >= budget.minimum && elapsed >= optimum.min(budget.maximum) {
+                    break;
+                }
+            }
+        }
+    }
+
+    td.currmove = None;
+    let best = td.root_moves[0].clone();
+    result.best = Some(best.mv);
+    result.ponder = best.pv.get(1).copied();
+    // Stopped before any move was scored: the window bound is no score.
+    result.score = if best.score > -INFINITE {
+        best.score
+    } else if best.previous_score > -INFINITE {
+        best.previous_score
+    } else {
+        td.evaluate(&ctx.options.evaluator)
+    };
+    result.depth = completed_depth.max(1);
+    result.nodes = td.nodes;
+    if result.ponder.is_none() {
+        result.ponder = ponder_from_tt(td, ctx, best.mv);
+    }
+    result.pv = best.pv;
+    result
+}
+
+/// A reply to expect after `best`, from the hash table, for pondering.
+fn ponder_from_tt(td: &mut ThreadData, ctx: &SearchContext, best: Move) -> Option<Move> {
+    td.pos.do_move(best);
+    let reply = ctx
+        .tt
+        .probe(td.pos.key())
+        .map(|h| h.mv)
+        .filter(|&m| td.pos.is_legal_move(m));
+    td.pos.undo_move(best);
+    reply
+}
+
+fn report(
+    td: &ThreadData,
+    ctx: &SearchContext,
+    reporter: &mut dyn Reporter,
+    pv_index: usize,
+    bound: Bound,
+) {
+    let multipv = ctx.options.multipv.clamp(1, td.root_moves.len());
+    let lines: Vec<usize> = if bound == Bound::Exact {
+        // After the last line of an iteration, all lines; else just this one.
+        if pv_index + 1 == multipv {
+            (0..multipv).collect()
+        } else {
+            return;
+        }
+    } else {
+        vec![pv_index]
+    };
+    for i in lines {
+        let rm = &td.root_moves[i];
+        let updated = i <= pv_index;
+        let v = if updated { rm.score } else { rm.previous_score };
+        let v = if v == -INFINITE { rm.previous_score } else { v };
+        if v == -INFINITE {
+            continue;
+        }
+        reporter.pv(&PvInfo {
+            multipv: i + 1,
+            depth: td.root_depth,
+            seldepth: rm.seldepth.max(td.seldepth),
+            score: Score::from_value(v),
+            bound,
+            nodes: ctx.total_nodes(td),
+            time: ctx.control.since_start(),
+            hashfull: ctx.tt.hashfull(),
+            pv: rm.pv.clone(),
+        });
+    }
+}

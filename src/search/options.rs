@@ -1,0 +1,259 @@
+//! What the caller hands the search: the options (techniques switched on,
+//! the evaluation), the limits of one search, and the `Control` shared
+//! with the threads for stop and ponderhit.
+
+use crate::nnue::Network;
+use crate::position::EnteringKingRule;
+use crate::time::TimeBudget;
+use crate::types::{Move, Value};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Mate solver table size until told otherwise, MiB.
+pub const DEFAULT_MATE_HASH_MIB: usize = 64;
+
+/// The forward-pruning and ordering techniques, each switchable, so that
+/// each can be measured against the rest (SEARCH_NOTES, 002).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Late move reductions with re-search.
+    pub late_move_reductions: bool,
+    /// Move-count-based pruning of late quiet moves.
+    pub move_count_pruning: bool,
+    /// Killer slots per ply: 0, 1 or 2.
+    pub killers: u8,
+    /// Butterfly history ordering of quiet moves.
+    pub history: bool,
+    /// Null-move pruning.
+    pub null_move: bool,
+    /// Futility pruning of quiet moves at frontier nodes.
+    pub futility: bool,
+    /// Reverse futility pruning (static null move).
+    pub reverse_futility: bool,
+    /// Skipping captures that lose material at shallow depth (SEE).
+    pub see_pruning: bool,
+    /// Extending checking moves by one ply.
+    pub check_extension: bool,
+    /// Internal iterative reduction when there is no hash move.
+    pub iir: bool,
+    /// Mate-distance pruning.
+    pub mate_distance_pruning: bool,
+    /// Aspiration windows at the root.
+    pub aspiration: bool,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features {
+            late_move_reductions: true,
+            move_count_pruning: true,
+            killers: 2,
+            history: true,
+            null_move: true,
+            futility: true,
+            reverse_futility: true,
+            see_pruning: true,
+            check_extension: true,
+            iir: true,
+            mate_distance_pruning: true,
+            aspiration: true,
+        }
+    }
+}
+
+/// Turns one technique off.
+pub type SwitchOff = fn(&mut Features);
+
+impl Features {
+    /// Names and setters of the switches, for `bench --ablate` and the USI
+    /// options; each entry turns one technique off.
+    pub const ABLATIONS: [(&'static str, SwitchOff); 13] = [
+        ("LateMoveReductions", |f| f.late_move_reductions = false),
+        ("MoveCountPruning", |f| f.move_count_pruning = false),
+        ("Killers=1", |f| f.killers = 1),
+        ("Killers=0", |f| f.killers = 0),
+        ("History", |f| f.history = false),
+        ("NullMove", |f| f.null_move = false),
+        ("Futility", |f| f.futility = false),
+        ("ReverseFutility", |f| f.reverse_futility = false),
+        ("SeePruning", |f| f.see_pruning = false),
+        ("CheckExtension", |f| f.check_extension = false),
+        ("InternalIterativeReduction", |f| f.iir = false),
+        ("MateDistancePruning", |f| f.mate_distance_pruning = false),
+        ("AspirationWindows", |f| f.aspiration = false),
+    ];
+}
+
+/// Which static evaluation the search calls.
+#[derive(Clone, Debug)]
+pub enum Evaluator {
+    /// The hand-crafted evaluation of `eval/`: the baseline the networks
+    /// are measured against.
+    Classic,
+    /// A learned network (`nnue/`).
+    Network(Arc<Network>),
+}
+
+impl Default for Evaluator {
+    /// The network embedded in the binary.
+    fn default() -> Self {
+        crate::nnue::embedded().map_or(Evaluator::Classic, Evaluator::Network)
+    }
+}
+
+/// Settings that hold across searches.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Number of principal variations to report (MultiPV).
+    pub multipv: usize,
+    /// Score of a draw by repetition for the side to move, centipawns.
+    pub draw_value: Value,
+    /// Which entering-king declaration rule applies.
+    pub entering_king_rule: EnteringKingRule,
+    /// Pruning and ordering switches.
+    pub features: Features,
+    /// The game is drawn once this many moves are played
+    /// (`MaxMovesToDraw`): a position whose game ply (the number of the
+    /// move to play, 1 at the start) is beyond it scores as a draw, unless
+    /// the side to move is mated. `u32::MAX`: no such rule.
+    pub max_moves_to_draw: u32,
+    /// The static evaluation.
+    pub evaluator: Evaluator,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            multipv: 1,
+            draw_value: 0,
+            entering_king_rule: EnteringKingRule::Csa27,
+            features: Features::default(),
+            max_moves_to_draw: u32::MAX,
+            evaluator: Evaluator::default(),
+        }
+    }
+}
+
+/// What ends a search.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// Deepest iteration.
+    pub depth: Option<i32>,
+    /// Node budget.
+    pub nodes: Option<u64>,
+    /// Time budget (none: no time limit).
+    pub time: Option<TimeBudget>,
+    /// Search until `stop` (USI `go infinite`): never return on its own.
+    pub infinite: bool,
+    /// Only these root moves (USI `searchmoves`); empty means all.
+    pub searchmoves: Vec<Move>,
+    /// Analysis (`ConsiderationMode`): while the answer waits for `stop`
+    /// (`go infinite`) or `ponderhit` (`go ponder`), nothing ends the
+    /// iterations early: not a mate found, not the time heuristics.
+    pub no_early_stop: bool,
+}
+
+impl Limits {
+    /// Whether the search, at this moment, only ends on `stop` or
+    /// `ponderhit` (see `no_early_stop`).
+    #[inline]
+    pub fn analysing(&self, control: &Control) -> bool {
+        self.no_early_stop && (control.waits_for_stop(self) || control.is_pondering())
+    }
+}
+
+/// Shared between the searching threads and the thread that controls them.
+#[derive(Debug)]
+pub struct Control {
+    stop: AtomicBool,
+    pondering: AtomicBool,
+    epoch: Instant,
+    /// Milliseconds after `epoch` from which the time budget counts.
+    origin_ms: AtomicU64,
+    /// The budget from the clock sent with `ponderhit` (YaneuraOu and
+    /// ShogiHome send one after a `go ponder` without a clock); it
+    /// replaces the budget of `go`.
+    ponderhit_budget: OnceLock<TimeBudget>,
+}
+
+impl Default for Control {
+    fn default() -> Self {
+        Control::new(false)
+    }
+}
+
+impl Control {
+    /// A fresh control, the clock starting now; `pondering` for `go ponder`.
+    pub fn new(pondering: bool) -> Control {
+        Control::new_at(Instant::now(), pondering)
+    }
+
+    /// A fresh control whose clock started at `start` (when the GUI's `go`
+    /// arrived, so that getting ready counts against the budget).
+    pub fn new_at(start: Instant, pondering: bool) -> Control {
+        Control {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            epoch: start,
+            origin_ms: AtomicU64::new(0),
+            ponderhit_budget: OnceLock::new(),
+        }
+    }
+
+    /// Asks every search thread to stop as soon as possible.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The stop flag itself, for solvers that poll an `AtomicBool`.
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
+    /// The opponent played the expected move: the time budget counts from now.
+    pub fn ponderhit(&self) {
+        let now = self.epoch.elapsed().as_millis() as u64;
+        self.origin_ms.store(now, Ordering::Relaxed);
+        self.pondering.store(false, Ordering::Relaxed);
+    }
+
+    /// `ponderhit` with the time budget from the clock it carried.
+    pub fn ponderhit_with(&self, budget: TimeBudget) {
+        let _ = self.ponderhit_budget.set(budget);
+        self.ponderhit();
+    }
+
+    /// The time budget in force: the one from `ponderhit`, else `limits`'.
+    #[inline]
+    pub fn time_budget(&self, limits: &Limits) -> Option<TimeBudget> {
+        self.ponderhit_budget.get().copied().or(limits.time)
+    }
+
+    /// Whether the search answers only on `stop` (`go infinite`, or a
+    /// `go ponder` without a clock until a `ponderhit` brings one).
+    pub fn waits_for_stop(&self, limits: &Limits) -> bool {
+        limits.infinite && self.ponderhit_budget.get().is_none()
+    }
+
+    /// Whether the search is pondering (no time limit applies yet).
+    pub fn is_pondering(&self) -> bool {
+        self.pondering.load(Ordering::Relaxed)
+    }
+
+    /// Time counted against the budget.
+    pub fn elapsed(&self) -> Duration {
+        let origin = Duration::from_millis(self.origin_ms.load(Ordering::Relaxed));
+        self.epoch.elapsed().saturating_sub(origin)
+    }
+
+    /// Time since the search started (for `info time`).
+    pub fn since_start(&self) -> Duration {
+        self.epoch.elapsed()
+    }
+}
