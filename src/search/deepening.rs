@@ -67,11 +67,17 @@ pub(super) fn iterative_deepening(
     } else {
         None
     };
-    let max_depth = ctx
-        .limits
-        .depth
-        .unwrap_or(MAX_PLY as i32 - 1)
-        .clamp(1, MAX_PLY as i32 - 1);
+    // The depth limit binds the main thread only. A helper that ran out of
+    // depths would idle while the main thread finishes its last iteration
+    // (helper 1 skips every odd depth, so a `go depth 11` left it idle for
+    // the whole of iteration 11); helpers go on deeper until the main
+    // thread is done and stops them.
+    let max_depth = if td.id == 0 {
+        ctx.limits.depth.unwrap_or(MAX_PLY as i32 - 1)
+    } else {
+        MAX_PLY as i32 - 1
+    }
+    .clamp(1, MAX_PLY as i32 - 1);
     let multipv = ctx.options.multipv.clamp(1, td.root_moves.len());
     let mut completed_depth = 0;
     let mut last_best = Move::NONE;
