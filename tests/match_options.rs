@@ -75,23 +75,11 @@ fn depth_limit_caps_every_go_and_the_smaller_limit_wins() {
     e.send("position startpos moves 7g7f");
     let (lines, took) = go(&mut e, "go btime 0 wtime 0 byoyomi 10000", SHORT);
     assert!(took < Duration::from_secs(5), "{took:?}");
-    let deepest = pv_lines(&lines)
-        .iter()
-        .filter_map(|l| field(l, "depth"))
-        .max();
-    assert_eq!(deepest, Some(4), "{lines:#?}");
+    assert_eq!(deepest(&lines), 4, "{lines:#?}");
     let (lines, _) = go(&mut e, "go depth 2", SHORT);
-    let deepest = pv_lines(&lines)
-        .iter()
-        .filter_map(|l| field(l, "depth"))
-        .max();
-    assert_eq!(deepest, Some(2), "{lines:#?}");
+    assert_eq!(deepest(&lines), 2, "{lines:#?}");
     let (lines, _) = go(&mut e, "go depth 9", SHORT);
-    let deepest = pv_lines(&lines)
-        .iter()
-        .filter_map(|l| field(l, "depth"))
-        .max();
-    assert_eq!(deepest, Some(4), "{lines:#?}");
+    assert_eq!(deepest(&lines), 4, "{lines:#?}");
 }
 
 /// Black mates in three plies (tests/search.rs), at move 100 of the game.

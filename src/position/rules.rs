@@ -2,8 +2,8 @@
 //! check, superior/inferior recurrences, and the entering-king declaration.
 
 use super::Position;
-use crate::bitboard;
-use crate::types::{Color, Move, PieceType, Square};
+use crate::bitboard::{self, Bitboard};
+use crate::types::{Color, Hand, Move, PieceType, Square};
 
 /// What the history says about the current position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,22 +126,22 @@ impl Position {
     /// Points and piece count of `c`'s declaration: (pieces in the enemy
     /// camp besides the king, points counting the hand).
     pub fn declaration_points(&self, c: Color) -> (u32, u32) {
-        let camp = bitboard::promotion_zone(c) & self.pieces_of(c);
+        let mut in_camp = bitboard::promotion_zone(c) & self.pieces_of(c);
+        if let Some(k) = self.king_square(c) {
+            in_camp = in_camp.without(k);
+        }
+        let points = self.board_points(in_camp) + hand_points(self.hand(c));
+        (in_camp.count(), points)
+    }
+
+    /// Declaration points of `pieces` on the board: rook and bishop kinds 5,
+    /// every other piece 1.
+    fn board_points(&self, pieces: Bitboard) -> u32 {
         let big = self.pieces_of_type(PieceType::Bishop)
             | self.pieces_of_type(PieceType::Rook)
             | self.pieces_of_type(PieceType::Horse)
             | self.pieces_of_type(PieceType::Dragon);
-        let mut in_camp = camp;
-        if let Some(k) = self.king_square(c) {
-            in_camp = in_camp.without(k);
-        }
-        let count = in_camp.count();
-        let big_in_camp = (in_camp & big).count();
-        let hand = self.hand(c);
-        let hand_big = hand.count(PieceType::Bishop) + hand.count(PieceType::Rook);
-        let hand_small = hand.total() - hand_big;
-        let points = 5 * big_in_camp + (count - big_in_camp) + 5 * hand_big + hand_small;
-        (count, points)
+        pieces.count() + 4 * (pieces & big).count()
     }
 
     /// Whether the side to move may declare a win by entering king under
@@ -192,17 +192,9 @@ impl Position {
     /// Points of every piece in the game, both sides, on the board (kings
     /// included) and in hand: 56 with a full set, fewer in a handicap game.
     fn total_points(&self) -> u32 {
-        let big = self.pieces_of_type(PieceType::Bishop)
-            | self.pieces_of_type(PieceType::Rook)
-            | self.pieces_of_type(PieceType::Horse)
-            | self.pieces_of_type(PieceType::Dragon);
-        let mut points = self.occupied().count() + 4 * big.count();
-        for c in [Color::Black, Color::White] {
-            let hand = self.hand(c);
-            let hand_big = hand.count(PieceType::Bishop) + hand.count(PieceType::Rook);
-            points += hand.total() + 4 * hand_big;
-        }
-        points
+        self.board_points(self.occupied())
+            + hand_points(self.hand(Color::Black))
+            + hand_points(self.hand(Color::White))
     }
 
     /// Under the try rule, the king move that wins now: to the enemy
@@ -222,6 +214,11 @@ impl Position {
         let m = Move::normal(ksq, target, false);
         self.is_legal_move(m).then_some(m)
     }
+}
+
+/// Declaration points of a hand: rooks and bishops 5, other pieces 1.
+fn hand_points(hand: Hand) -> u32 {
+    hand.total() + 4 * (hand.count(PieceType::Bishop) + hand.count(PieceType::Rook))
 }
 
 #[cfg(test)]
