@@ -16,7 +16,23 @@ use std::sync::Arc;
 /// incremental evaluation with the reference at every node.
 #[test]
 fn incremental_evaluation_matches_refresh() {
-    let mut rng = StdRng::seed_from_u64(2024);
+    let checked = random_walk(2024, 1.0);
+    assert!(checked > 5000);
+}
+
+/// As above, evaluating only now and then, as a search whose hash table
+/// supplies most evals does: long stretches without an accumulator force
+/// refreshes, whose ancestors are then derived backwards and replayed from.
+#[test]
+fn sparse_evaluation_matches_refresh() {
+    let checked = random_walk(7, 0.07);
+    assert!(checked > 300);
+}
+
+/// Walks random games with take-backs and null moves, evaluating each node
+/// with probability `eval_rate`; returns the evaluations compared.
+fn random_walk(seed: u64, eval_rate: f64) -> usize {
+    let mut rng = StdRng::seed_from_u64(seed);
     let net = Arc::new(Network::random(32, &mut rng));
     let mut acc = Accumulators::new();
     let mut checked = 0;
@@ -48,13 +64,15 @@ fn incremental_evaluation_matches_refresh() {
                 pos.do_move(m);
                 path.push(Some(m));
             }
-            let fast = acc.evaluate(&net, &pos);
-            let slow = evaluate_from_scratch(&net, &pos);
-            assert_eq!(fast, slow, "{}", pos.to_sfen());
-            checked += 1;
+            if rng.gen_bool(eval_rate) {
+                let fast = acc.evaluate(&net, &pos);
+                let slow = evaluate_from_scratch(&net, &pos);
+                assert_eq!(fast, slow, "{}", pos.to_sfen());
+                checked += 1;
+            }
         }
     }
-    assert!(checked > 5000);
+    checked
 }
 
 /// A colour-flipped position is the same position for the network: the

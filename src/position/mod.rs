@@ -861,6 +861,53 @@ impl Position {
         self.st().blockers[(!us).index()].contains(from) && !bitboard::same_ray(ksq, from, to)
     }
 
+    /// The squares from which each kind of the mover's pieces would give
+    /// check: for a loop over many moves, [`CheckSquares::gives_check`]
+    /// answers with a bit test where [`gives_check`](Self::gives_check)
+    /// computes the moved piece's attacks.
+    #[inline]
+    pub fn check_squares(&self) -> CheckSquares {
+        let us = self.side_to_move;
+        let Some(ksq) = self.king_sq[(!us).index()] else {
+            return CheckSquares {
+                king: None,
+                by_kind: [Bitboard::EMPTY; PieceType::NUM],
+                discoverers: Bitboard::EMPTY,
+            };
+        };
+        // A piece of ours attacks the king from `s` exactly when the same
+        // kind of theirs on the king's square attacks `s`.
+        let them = !us;
+        let occ = self.occupied();
+        let gold = bitboard::gold_attacks(them, ksq);
+        let bishop = bitboard::bishop_attacks(ksq, occ);
+        let rook = bitboard::rook_attacks(ksq, occ);
+        let king = bitboard::king_attacks(ksq);
+        let mut by_kind = [Bitboard::EMPTY; PieceType::NUM];
+        by_kind[PieceType::Pawn as usize] = bitboard::pawn_attacks(them, ksq);
+        by_kind[PieceType::Lance as usize] = bitboard::lance_attacks(them, ksq, occ);
+        by_kind[PieceType::Knight as usize] = bitboard::knight_attacks(them, ksq);
+        by_kind[PieceType::Silver as usize] = bitboard::silver_attacks(them, ksq);
+        by_kind[PieceType::Bishop as usize] = bishop;
+        by_kind[PieceType::Rook as usize] = rook;
+        for pt in [
+            PieceType::Gold,
+            PieceType::ProPawn,
+            PieceType::ProLance,
+            PieceType::ProKnight,
+            PieceType::ProSilver,
+        ] {
+            by_kind[pt as usize] = gold;
+        }
+        by_kind[PieceType::Horse as usize] = bishop | king;
+        by_kind[PieceType::Dragon as usize] = rook | king;
+        CheckSquares {
+            king: Some(ksq),
+            by_kind,
+            discoverers: self.st().blockers[them.index()],
+        }
+    }
+
     /// Whether `m`, which the move generator produced (or which passed
     /// `is_pseudo_legal`), is legal: the king is not left in check and a
     /// pawn drop does not give mate.
@@ -1055,6 +1102,42 @@ impl std::fmt::Display for IllegalMove {
 
 impl std::error::Error for IllegalMove {}
 
+/// Where each kind of the side to move's pieces would check the enemy king
+/// (`Position::check_squares`), gathered once per node.
+///
+/// The occupancy before the move is the right one for direct checks: the
+/// only square a move empties that could lie between its destination and
+/// the king is its origin, and then the piece moved straight away from the
+/// king along that line, so it was already a slider on it with the king in
+/// its view, which cannot be with the mover to play.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckSquares {
+    king: Option<Square>,
+    by_kind: [Bitboard; PieceType::NUM],
+    /// Pieces (of either side) alone between the enemy king and one of the
+    /// mover's sliders: moving ours off the line discovers check.
+    discoverers: Bitboard,
+}
+
+impl CheckSquares {
+    /// `Position::gives_check(m)` for the position these were taken from.
+    #[inline(always)]
+    pub fn gives_check(&self, pos: &Position, m: Move) -> bool {
+        let Some(ksq) = self.king else {
+            return false;
+        };
+        let to = m.to();
+        if m.is_drop() {
+            return self.by_kind[m.dropped() as usize].contains(to);
+        }
+        let from = m.from();
+        let pt = pos.piece_on(from).kind();
+        let pt = if m.is_promotion() { pt.promote() } else { pt };
+        self.by_kind[pt as usize].contains(to)
+            || (self.discoverers.contains(from) && !bitboard::same_ray(ksq, from, to))
+    }
+}
+
 /// What legality tests of one position share (see `Position::is_legal_in`).
 #[derive(Clone, Copy, Debug)]
 pub struct LegalityContext {
@@ -1202,6 +1285,42 @@ mod tests {
         let m = parse_usi_move_text("7g7f").unwrap();
         assert_eq!(pos.try_do_move(m), Ok(()));
         assert_eq!(pos.last_move(), m);
+    }
+
+    /// The per-node check squares agree with `gives_check` on every legal
+    /// move of the random perft positions and of their children.
+    #[test]
+    fn check_squares_agree_with_gives_check() {
+        let text = include_str!("../../tests/data/perft_random.tsv");
+        let mut checked = 0;
+        let mut checks = 0;
+        let mut agree = |pos: &Position| {
+            let squares = pos.check_squares();
+            for &m in crate::movegen::legal_moves(pos).iter() {
+                let expected = pos.gives_check(m);
+                assert_eq!(
+                    squares.gives_check(pos, m),
+                    expected,
+                    "{} {m}",
+                    pos.to_sfen()
+                );
+                checked += 1;
+                checks += expected as usize;
+            }
+        };
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let mut pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
+            agree(&pos);
+            for &m in crate::movegen::legal_moves(&pos).clone().iter() {
+                pos.do_move(m);
+                agree(&pos);
+                pos.undo_move(m);
+            }
+        }
+        assert!(
+            checked > 100_000 && checks > 1_000,
+            "{checked} moves, {checks} checks"
+        );
     }
 
     #[test]

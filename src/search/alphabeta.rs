@@ -297,6 +297,7 @@ pub(crate) fn search<const PV: bool>(
     let mut move_count = 0usize;
     let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
 
+    let check_squares = td.pos.check_squares();
     while let Some(m) = picker.next(&td.pos, &td.history) {
         if root && !td.root_moves[td.pv_index..].iter().any(|rm| rm.mv == m) {
             continue;
@@ -314,7 +315,7 @@ pub(crate) fn search<const PV: bool>(
         let capture = td.pos.is_capture(m);
         let promotion = m.is_promotion();
         let quiet = !capture && !promotion;
-        let gives_check = td.pos.gives_check(m);
+        let gives_check = check_squares.gives_check(&td.pos, m);
         let is_killer = td.stack[ply].killers.contains(m, killer_slots);
         let mut new_depth = depth - 1;
 
@@ -365,6 +366,10 @@ pub(crate) fn search<const PV: bool>(
                 continue;
             }
         }
+
+        // The child's hash entry, fetched while the extension is decided and
+        // the move is made.
+        ctx.tt.prefetch(td.pos.key_after(m));
 
         // Step 11. Extensions: a board-move check that does not lose
         // material, within twice the iteration depth. Checking drops are
@@ -614,6 +619,7 @@ pub(crate) fn qsearch<const PV: bool>(
                 continue;
             }
         }
+        ctx.tt.prefetch(td.pos.key_after(m));
         td.pos.do_move(m);
         let value = -qsearch::<PV>(td, ctx, ply + 1, -beta, -alpha);
         td.pos.undo_move(m);

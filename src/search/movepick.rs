@@ -224,7 +224,8 @@ impl MovePicker {
         let mut moves = crate::movegen::MoveList::new();
         generate(pos, gen, &mut moves);
         let us = pos.side_to_move();
-        for m in moves {
+        // By reference: consuming the list would copy all of its slots.
+        for &m in moves.iter() {
             let score = if pos.is_capture(m) {
                 // MVV-LVA: the victim first, the cheaper attacker breaks ties;
                 // well above every history score.

@@ -4,7 +4,8 @@
 //! Each entry is two `AtomicU64`s: the data word and `key ^ data`. A reader
 //! accepts an entry only if the two words, XORed, give its key, so an entry
 //! torn by a concurrent writer reads as a miss (Hyatt's lockless hashing).
-//! All accesses are `Relaxed` atomics: no `unsafe`, no data race. The move
+//! All accesses are `Relaxed` atomics: no `unsafe`, no data race (the
+//! cluster prefetch is a cache hint that touches no data). The move
 //! in an entry is still only a hint: the search validates it with
 //! `is_pseudo_legal` and `is_legal` before use.
 
@@ -131,6 +132,13 @@ impl TranspositionTable {
     fn cluster(&self, key: u64) -> &Cluster {
         let i = ((key as u128 * self.clusters.len() as u128) >> 64) as usize;
         &self.clusters[i]
+    }
+
+    /// Starts loading `key`'s cluster into the cache, so that a `probe`
+    /// soon after does not wait for memory.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        crate::prefetch::prefetch(self.cluster(key));
     }
 
     /// Looks `key` up.
