@@ -4,14 +4,15 @@
 //! `movegen`, `eval`. The rules core (`types`, `bitboard`, `position`,
 //! `movegen`) knows nothing of search or protocol.
 
-// `unsafe` is denied everywhere; `prefetch` alone allows it, for one
-// intrinsic (a cache hint).
+// `unsafe` is denied everywhere; `hints` alone allows it, for a cache
+// prefetch and a huge-page advice.
 #![deny(unsafe_code)]
 
 pub mod bench;
 pub mod bitboard;
 pub mod book;
 pub mod eval;
+pub mod hints;
 pub mod learn;
 pub mod mate;
 pub mod memory;
@@ -19,7 +20,6 @@ pub mod movegen;
 pub mod nnue;
 pub mod perft;
 pub mod position;
-pub mod prefetch;
 pub mod search;
 pub mod time;
 pub mod types;

@@ -15,6 +15,8 @@ pub fn try_table<T: Default>(mib: usize, what: &str) -> Result<Vec<T>, String> {
     let count = (bytes / std::mem::size_of::<T>().max(1)).max(1);
     let mut table = Vec::new();
     table.try_reserve_exact(count).map_err(|_| refuse())?;
+    // Before the first touch, so that filling the table maps huge pages.
+    crate::hints::advise_huge_pages(table.as_ptr(), count * std::mem::size_of::<T>());
     table.resize_with(count, T::default);
     Ok(table)
 }

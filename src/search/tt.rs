@@ -138,7 +138,7 @@ impl TranspositionTable {
     /// soon after does not wait for memory.
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
-        crate::prefetch::prefetch(self.cluster(key));
+        crate::hints::prefetch(self.cluster(key));
     }
 
     /// Looks `key` up.
