@@ -59,3 +59,65 @@ pub fn advise_huge_pages<T>(ptr: *const T, len: usize) {
     #[cfg(not(target_os = "linux"))]
     let _ = (ptr, len);
 }
+
+/// Whether the CPU has x86-64-v3's instructions (AVX2, BMI1/2, POPCNT,
+/// LZCNT, FMA), for the kernels that [`cpu_kernel!`] compiles twice.
+/// Setting the environment variable `RYUO_GENERIC_CPU` forces the portable
+/// path (to compare the two: both must give the same `bench` signature).
+#[inline]
+pub fn has_x86_64_v3() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        if std::env::var_os("RYUO_GENERIC_CPU").is_some() {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+                && std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("lzcnt")
+                && std::arch::is_x86_feature_detected!("fma")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    })
+}
+
+/// Defines a function whose body is compiled twice: for the portable
+/// x86-64 baseline (which has no POPCNT, so `count_ones` is a dozen
+/// instructions, and 128-bit vectors only) and for x86-64-v3, chosen at
+/// run time by [`has_x86_64_v3`]. The plain `cargo build` stays portable
+/// and still uses the newer instructions where the CPU has them. Both
+/// versions compute the same integers, so results never depend on the CPU.
+///
+/// The function is kept out of line: its arguments stay function
+/// parameters, whose `&mut` the compiler knows alias nothing, which the
+/// accumulator loops need to vectorise.
+#[macro_export]
+macro_rules! cpu_kernel {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+        $(#[$attr])*
+        #[inline(never)]
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[inline(always)]
+            fn body($($arg: $ty),*) $(-> $ret)? $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt,fma")]
+                fn v3($($arg: $ty),*) $(-> $ret)? {
+                    body($($arg),*)
+                }
+                if $crate::hints::has_x86_64_v3() {
+                    // SAFETY: the CPU has every feature `v3` is compiled
+                    // for (checked just above).
+                    #[allow(unsafe_code)]
+                    let result = unsafe { v3($($arg),*) };
+                    return result;
+                }
+            }
+            body($($arg),*)
+        }
+    };
+}

@@ -4,8 +4,8 @@
 //! `movegen`, `eval`. The rules core (`types`, `bitboard`, `position`,
 //! `movegen`) knows nothing of search or protocol.
 
-// `unsafe` is denied everywhere; `hints` alone allows it, for a cache
-// prefetch and a huge-page advice.
+// `unsafe` is denied everywhere but in `hints`: a cache prefetch, a
+// huge-page advice, and the CPU dispatch of `cpu_kernel!`.
 #![deny(unsafe_code)]
 
 pub mod bench;

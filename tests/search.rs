@@ -285,3 +285,25 @@ fn a_repetition_reached_by_a_quiet_move_at_the_horizon_is_a_draw() {
     // The draw is scored from the root side's view: its own draw value.
     assert_eq!(result.score, -37);
 }
+
+/// The evaluation kernels compiled for x86-64-v3 (chosen at run time) and
+/// the portable ones compute the same numbers: `bench` visits the same
+/// nodes with either (`RYUO_GENERIC_CPU` forces the portable path).
+#[test]
+fn cpu_specific_kernels_search_the_same_tree() {
+    let bench_nodes = |generic: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_ryuo"));
+        cmd.args(["bench", "--depth", "7"]);
+        if generic {
+            cmd.env("RYUO_GENERIC_CPU", "1");
+        } else {
+            cmd.env_remove("RYUO_GENERIC_CPU");
+        }
+        let out = String::from_utf8(cmd.output().unwrap().stdout).unwrap();
+        out.lines()
+            .find_map(|l| l.strip_prefix("Total nodes: "))
+            .map(str::to_string)
+            .unwrap()
+    };
+    assert_eq!(bench_nodes(false), bench_nodes(true));
+}

@@ -30,14 +30,15 @@ use params::*;
 use std::fmt::Write;
 use tables::{ENEMY_KP, NO_KING_ROW, OWN_KP, REL};
 
+crate::cpu_kernel! {
 /// Score from the side to move's point of view, in centipawns.
-#[inline]
 pub fn evaluate(pos: &Position) -> Value {
     let black = Terms::compute(pos).black_total();
     match pos.side_to_move() {
         Color::Black => black,
         Color::White => -black,
     }
+}
 }
 
 /// Material-only value of a piece kind on the board (for SEE, MVV-LVA,

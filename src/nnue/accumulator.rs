@@ -250,9 +250,10 @@ const LANES: usize = 16;
 
 /// Splits a slice whose length is a multiple of `LANES` into lanes-sized
 /// arrays, so that the loops below have no bounds checks and vectorise.
-/// The loops are kept out of line (`inline(never)`): inlined into the
-/// search, LLVM loses the guarantee that output and inputs do not overlap
-/// and falls back to scalar code (seen in `perf annotate`).
+/// The loops are kept out of line (`cpu_kernel!`, which also compiles them
+/// for AVX2): inlined into the search, LLVM loses the guarantee that output
+/// and inputs do not overlap and falls back to scalar code (seen in
+/// `perf annotate`).
 #[inline(always)]
 fn lanes(v: &[i16]) -> &[[i16; LANES]] {
     v.as_chunks::<LANES>().0
@@ -263,8 +264,8 @@ fn lanes_mut(v: &mut [i16]) -> &mut [[i16; LANES]] {
     v.as_chunks_mut::<LANES>().0
 }
 
+crate::cpu_kernel! {
 /// `out = input + add - sub` (a quiet move: one feature off, one on).
-#[inline(never)]
 fn update_1_1(out: &mut [i16], input: &[i16], add: &[i16], sub: &[i16]) {
     for (((o, i), a), s) in lanes_mut(out)
         .iter_mut()
@@ -277,9 +278,10 @@ fn update_1_1(out: &mut [i16], input: &[i16], add: &[i16], sub: &[i16]) {
         }
     }
 }
+}
 
+crate::cpu_kernel! {
 /// `out = input + add[0] + add[1] - sub[0] - sub[1]` (a capture).
-#[inline(never)]
 fn update_2_2(out: &mut [i16], input: &[i16], add: [&[i16]; 2], sub: [&[i16]; 2]) {
     let (a0, a1) = (lanes(add[0]), lanes(add[1]));
     let (s0, s1) = (lanes(sub[0]), lanes(sub[1]));
@@ -294,8 +296,9 @@ fn update_2_2(out: &mut [i16], input: &[i16], add: [&[i16]; 2], sub: [&[i16]; 2]
         }
     }
 }
+}
 
-#[inline(never)]
+crate::cpu_kernel! {
 fn add_row(acc: &mut [i16], row: &[i16]) {
     for (a, w) in lanes_mut(acc).iter_mut().zip(lanes(row)) {
         for k in 0..LANES {
@@ -303,8 +306,9 @@ fn add_row(acc: &mut [i16], row: &[i16]) {
         }
     }
 }
+}
 
-#[inline(never)]
+crate::cpu_kernel! {
 fn sub_row(acc: &mut [i16], row: &[i16]) {
     for (a, w) in lanes_mut(acc).iter_mut().zip(lanes(row)) {
         for k in 0..LANES {
@@ -312,18 +316,20 @@ fn sub_row(acc: &mut [i16], row: &[i16]) {
         }
     }
 }
+}
 
+crate::cpu_kernel! {
 /// `Σ clamp(acc, 0, QA) · w` in 32 bits (the trainer bounds the weights so
 /// that it cannot overflow; wrapping keeps a hostile file from panicking,
 /// and being associative lets LLVM reorder the sum into `pmaddwd`-style
 /// vector code — this plain form vectorises, per-lane sums did not).
-#[inline(never)]
 fn dot_crelu(acc: &[i16], weights: &[i16]) -> i32 {
     let mut sum = 0i32;
     for (&a, &w) in acc.iter().zip(weights) {
         sum = sum.wrapping_add(i32::from(a.clamp(0, QA as i16)) * i32::from(w));
     }
     sum
+}
 }
 
 /// The evaluation of `pos` computed from scratch, without any stored
