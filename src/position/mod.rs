@@ -338,6 +338,32 @@ impl Position {
         (steps | sliders) & self.by_color[c.index()]
     }
 
+    /// Pieces of both colours attacking `sq` given `occ` (the attackers SEE
+    /// starts from): one pass, so the slider attacks, the costly part, are
+    /// computed once rather than once per colour.
+    #[inline]
+    pub fn all_attackers_to(&self, sq: Square, occ: Bitboard) -> Bitboard {
+        let t = &self.by_type;
+        let hdk =
+            t[PieceType::Horse.index()] | t[PieceType::Dragon.index()] | t[PieceType::King.index()];
+        let bh = t[PieceType::Bishop.index()] | t[PieceType::Horse.index()];
+        let rd = t[PieceType::Rook.index()] | t[PieceType::Dragon.index()];
+        let shared = (bitboard::king_attacks(sq) & hdk)
+            | (bitboard::bishop_attacks(sq, occ) & bh)
+            | (bitboard::rook_attacks(sq, occ) & rd);
+        // Pieces of `c` reach `sq` as the other colour's moves leave it.
+        let directed = |c: Color| {
+            let them = !c;
+            ((bitboard::pawn_attacks(them, sq) & t[PieceType::Pawn.index()])
+                | (bitboard::knight_attacks(them, sq) & t[PieceType::Knight.index()])
+                | (bitboard::silver_attacks(them, sq) & t[PieceType::Silver.index()])
+                | (bitboard::gold_attacks(them, sq) & self.golds)
+                | (bitboard::lance_attacks(them, sq, occ) & t[PieceType::Lance.index()]))
+                & self.by_color[c.index()]
+        };
+        shared | directed(Color::Black) | directed(Color::White)
+    }
+
     /// Whether any piece of `c` attacks `sq` in the current occupancy.
     #[inline]
     pub fn is_attacked_by(&self, c: Color, sq: Square) -> bool {
@@ -1321,6 +1347,27 @@ mod tests {
             checked > 100_000 && checks > 1_000,
             "{checked} moves, {checks} checks"
         );
+    }
+
+    /// `all_attackers_to` is the union of both colours' `attackers_to` on
+    /// every square of the random perft positions.
+    #[test]
+    fn all_attackers_are_both_colours_attackers() {
+        let text = include_str!("../../tests/data/perft_random.tsv");
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
+            let occ = pos.occupied();
+            for sq in (0..Square::NUM).map(Square::from_index) {
+                let both = pos.attackers_to(Color::Black, sq, occ)
+                    | pos.attackers_to(Color::White, sq, occ);
+                assert_eq!(
+                    pos.all_attackers_to(sq, occ),
+                    both,
+                    "{} {sq}",
+                    pos.to_sfen()
+                );
+            }
+        }
     }
 
     #[test]

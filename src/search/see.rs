@@ -67,8 +67,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
     if swap <= 0 {
         return true;
     }
-    let mut attackers =
-        (pos.attackers_to(Color::Black, to, occ) | pos.attackers_to(Color::White, to, occ)) & occ;
+    let mut attackers = pos.all_attackers_to(to, occ) & occ;
     let mut stm = us;
     let mut res = true;
     loop {
