@@ -95,6 +95,10 @@ enum Command {
         #[command(flatten)]
         eval: EvalArgs,
     },
+    /// Print the search constants for SPSA, one per line:
+    /// `name,value,min,max,step` (the names are the USI options of a
+    /// `--features tune` build).
+    TuneSpec,
     /// Self-play training positions in YaneuraOu's PackedSfenValue format.
     Gensfen {
         /// Positions to write.
@@ -249,6 +253,13 @@ fn main() {
             if let Err(e) = done {
                 eprintln!("error: {e}");
                 std::process::exit(2);
+            }
+        }
+        Some(Command::TuneSpec) => {
+            let params = ryuo::search::params::SearchParams::DEFAULT;
+            for t in ryuo::search::params::TUNABLES {
+                let value = (t.get)(&params);
+                println!("{},{value},{},{},{}", t.name, t.min, t.max, t.step);
             }
         }
         Some(Command::Book(command)) => {

@@ -138,6 +138,7 @@ pub(crate) fn search<const PV: bool>(
 ) -> Value {
     let root = ply == 0;
     let features = &ctx.options.features;
+    let params = &ctx.options.params;
 
     // Step 1. Quiescence at the horizon.
     if depth <= 0 {
@@ -232,8 +233,8 @@ pub(crate) fn search<const PV: bool>(
         // Step 6. Reverse futility: far above beta with little depth left,
         // assume a quiet move keeps it there.
         if features.reverse_futility
-            && depth <= RFP_MAX_DEPTH
-            && eval - RFP_MARGIN * (depth - improving as i32) >= beta
+            && depth <= params.rfp_max_depth
+            && eval - params.rfp_margin * (depth - improving as i32) >= beta
             && eval.abs() < MATE_IN_MAX_PLY
         {
             return eval;
@@ -242,13 +243,13 @@ pub(crate) fn search<const PV: bool>(
         // Step 7. Null move: even passing keeps us above beta.
         if features.null_move
             && ply >= td.nmp_min_ply
-            && depth >= NMP_MIN_DEPTH
+            && depth >= params.nmp_min_depth
             && eval >= beta
             && static_eval >= beta
             && beta.abs() < MATE_IN_MAX_PLY
             && td.pos.last_move() != Move::NULL
         {
-            let r = NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR;
+            let r = params.nmp_base_reduction + depth / params.nmp_depth_divisor;
             td.stack[ply].current_move = Move::NULL;
             td.pos.do_null_move();
             let v = -search::<false>(td, ctx, ply + 1, -beta, -beta + 1, depth - r, !cut_node);
@@ -258,7 +259,7 @@ pub(crate) fn search<const PV: bool>(
             }
             if v >= beta {
                 let v = if v >= MATE_IN_MAX_PLY { beta } else { v };
-                if depth < NMP_VERIFY_DEPTH {
+                if depth < params.nmp_verify_depth {
                     return v;
                 }
                 // Verification at high depth: a reduced search of this node
@@ -277,7 +278,7 @@ pub(crate) fn search<const PV: bool>(
 
     // Step 8. Internal iterative reduction: without a hash move, this node
     // was not searched before; search it shallower first.
-    if features.iir && (PV || cut_node) && depth >= IIR_MIN_DEPTH && tt_move == Move::NONE {
+    if features.iir && (PV || cut_node) && depth >= params.iir_min_depth && tt_move == Move::NONE {
         depth -= 1;
     }
 
@@ -336,8 +337,8 @@ pub(crate) fn search<const PV: bool>(
                 && quiet
                 && !gives_check
                 && !near_king
-                && depth <= MCP_MAX_DEPTH
-                && move_count as i32 > move_count_limit(depth, improving)
+                && depth <= params.mcp_max_depth
+                && move_count as i32 > params.move_count_limit(depth, improving)
             {
                 // Only this move: the picker must still yield later quiet
                 // checks, which this rule never prunes.
@@ -350,8 +351,9 @@ pub(crate) fn search<const PV: bool>(
                 && !in_check
                 && quiet
                 && !gives_check
-                && lmr_depth < FUTILITY_MAX_DEPTH
-                && static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth.max(0) <= alpha
+                && lmr_depth < params.futility_max_depth
+                && static_eval + params.futility_base + params.futility_per_depth * lmr_depth.max(0)
+                    <= alpha
             {
                 continue;
             }
@@ -360,8 +362,8 @@ pub(crate) fn search<const PV: bool>(
             // threat, and positions full of pieces in hand have hundreds.
             if features.see_pruning
                 && !PV
-                && depth <= SEE_PRUNE_MAX_DEPTH
-                && !see_ge(&td.pos, m, -SEE_CAPTURE_MARGIN * depth)
+                && depth <= params.see_prune_max_depth
+                && !see_ge(&td.pos, m, -params.see_capture_margin * depth)
             {
                 continue;
             }
@@ -396,8 +398,8 @@ pub(crate) fn search<const PV: bool>(
         td.pos.do_move(m);
         let mut value;
         let reducible = features.late_move_reductions
-            && depth >= LMR_MIN_DEPTH
-            && move_count >= LMR_MIN_MOVE + root as usize
+            && depth >= params.lmr_min_depth
+            && move_count >= params.lmr_min_move as usize + root as usize
             && quiet
             && !gives_check
             && !in_check
@@ -408,7 +410,7 @@ pub(crate) fn search<const PV: bool>(
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
             r += !PV as i32 + cut_node as i32 - improving as i32;
             if features.history {
-                r -= td.history.get(us, m) / LMR_HISTORY_DIVISOR;
+                r -= td.history.get(us, m) / params.lmr_history_divisor;
             }
             let d = (new_depth - r.max(0)).clamp(1, new_depth);
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
@@ -486,7 +488,7 @@ pub(crate) fn search<const PV: bool>(
                 }
             }
             if features.history {
-                let bonus = history_bonus(depth);
+                let bonus = params.history_bonus(depth);
                 td.history.update(us, best_move, bonus);
                 for &q in &quiets_tried {
                     td.history.update(us, q, -bonus);
@@ -519,6 +521,7 @@ pub(crate) fn qsearch<const PV: bool>(
     mut alpha: Value,
     beta: Value,
 ) -> Value {
+    let params = &ctx.options.params;
     td.nodes += 1;
     check_limits(td, ctx);
     if td.stopped {
@@ -610,7 +613,9 @@ pub(crate) fn qsearch<const PV: bool>(
             }
             // Delta pruning: even winning the piece does not reach alpha.
             if capture
-                && static_eval + capture_value(td.pos.piece_on(m.to()).kind()) + QS_DELTA_MARGIN
+                && static_eval
+                    + capture_value(td.pos.piece_on(m.to()).kind())
+                    + params.qs_delta_margin
                     <= alpha
             {
                 continue;

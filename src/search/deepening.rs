@@ -96,9 +96,9 @@ pub(super) fn iterative_deepening(
             td.seldepth = 0;
             let prev = td.root_moves[pv_index].previous_score;
             let use_window = ctx.options.features.aspiration
-                && depth >= ASPIRATION_MIN_DEPTH
+                && depth >= ctx.options.params.aspiration_min_depth
                 && prev.abs() < MATE_IN_MAX_PLY;
-            let mut delta = ASPIRATION_DELTA;
+            let mut delta = ctx.options.params.aspiration_delta;
             let (mut alpha, mut beta) = if use_window {
                 ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
             } else {

@@ -2,6 +2,7 @@
 //! the evaluation), the limits of one search, and the `Control` shared
 //! with the threads for stop and ponderhit.
 
+use super::params::SearchParams;
 use crate::nnue::Network;
 use crate::position::EnteringKingRule;
 use crate::time::TimeBudget;
@@ -113,6 +114,8 @@ pub struct SearchOptions {
     pub entering_king_rule: EnteringKingRule,
     /// Pruning and ordering switches.
     pub features: Features,
+    /// The search's tunable constants.
+    pub params: SearchParams,
     /// The game is drawn once this many moves are played
     /// (`MaxMovesToDraw`): a position whose game ply (the number of the
     /// move to play, 1 at the start) is beyond it scores as a draw, unless
@@ -129,6 +132,7 @@ impl Default for SearchOptions {
             draw_value: 0,
             entering_king_rule: EnteringKingRule::Csa27,
             features: Features::default(),
+            params: SearchParams::DEFAULT,
             max_moves_to_draw: u32::MAX,
             evaluator: Evaluator::default(),
         }

@@ -15,90 +15,240 @@ pub const MATE_IN_MAX_PLY: Value = MATE - MAX_PLY as Value;
 /// a sure advantage, but not a mate.
 pub const SUPERIOR_VALUE: Value = 5_000;
 
-// -- Aspiration windows ------------------------------------------------------
-/// First half-width of the aspiration window around the last score.
-pub const ASPIRATION_DELTA: Value = 25;
-/// Depth from which aspiration windows are used.
-pub const ASPIRATION_MIN_DEPTH: i32 = 4;
-
-// -- Reverse futility (static null move) -------------------------------------
-/// Deepest remaining depth where reverse futility applies.
-pub const RFP_MAX_DEPTH: i32 = 7;
-/// Margin per ply of depth.
-pub const RFP_MARGIN: Value = 120;
-
-// -- Null move ---------------------------------------------------------------
-/// Smallest depth for a null-move search.
-pub const NMP_MIN_DEPTH: i32 = 3;
-/// Base reduction; `depth / NMP_DEPTH_DIVISOR` is added.
-pub const NMP_BASE_REDUCTION: i32 = 3;
-/// See `NMP_BASE_REDUCTION`.
-pub const NMP_DEPTH_DIVISOR: i32 = 3;
-/// Depth from which a null-move cutoff is verified by a reduced search
-/// with null moves disabled (guards against zugzwang-like positions).
-pub const NMP_VERIFY_DEPTH: i32 = 12;
-
-// -- Internal iterative reduction --------------------------------------------
-/// Depth from which a node without a hash move is searched one ply shallower.
-pub const IIR_MIN_DEPTH: i32 = 4;
-
-// -- Futility pruning (quiet moves at frontier nodes) ------------------------
-/// Deepest (reduced) depth for futility pruning of quiet moves.
-pub const FUTILITY_MAX_DEPTH: i32 = 7;
-/// Margin: `FUTILITY_BASE + FUTILITY_PER_DEPTH * depth`.
-pub const FUTILITY_BASE: Value = 150;
-/// See `FUTILITY_BASE`.
-pub const FUTILITY_PER_DEPTH: Value = 110;
-
-// -- Move-count-based pruning (SEARCH_NOTES: 000/001) ------------------------
-/// Deepest remaining depth for move-count pruning.
-pub const MCP_MAX_DEPTH: i32 = 6;
-
-/// Quiet moves searched before the rest are cut: `(3 + d²) / (2 − improving)`.
-#[inline]
-pub const fn move_count_limit(depth: i32, improving: bool) -> i32 {
-    (3 + depth * depth) / (2 - improving as i32)
+/// The tunable constants of the search, one field each, carried by
+/// `SearchOptions` so that they can be set at run time (USI options under
+/// the `tune` cargo feature, for SPSA). [`SearchParams::DEFAULT`] holds the
+/// values the engine plays with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchParams {
+    // -- Aspiration windows
+    /// First half-width of the aspiration window around the last score.
+    pub aspiration_delta: Value,
+    /// Depth from which aspiration windows are used.
+    pub aspiration_min_depth: i32,
+    // -- Reverse futility (static null move)
+    /// Deepest remaining depth where reverse futility applies.
+    pub rfp_max_depth: i32,
+    /// Margin per ply of depth.
+    pub rfp_margin: Value,
+    // -- Null move
+    /// Smallest depth for a null-move search.
+    pub nmp_min_depth: i32,
+    /// Base reduction; `depth / nmp_depth_divisor` is added.
+    pub nmp_base_reduction: i32,
+    /// See `nmp_base_reduction`.
+    pub nmp_depth_divisor: i32,
+    /// Depth from which a null-move cutoff is verified by a reduced search
+    /// with null moves disabled (guards against zugzwang-like positions).
+    pub nmp_verify_depth: i32,
+    // -- Internal iterative reduction
+    /// Depth from which a node without a hash move is searched one ply
+    /// shallower.
+    pub iir_min_depth: i32,
+    // -- Futility pruning (quiet moves at frontier nodes)
+    /// Deepest (reduced) depth for futility pruning of quiet moves.
+    pub futility_max_depth: i32,
+    /// Margin: `futility_base + futility_per_depth * depth`.
+    pub futility_base: Value,
+    /// See `futility_base`.
+    pub futility_per_depth: Value,
+    // -- Move-count-based pruning (SEARCH_NOTES: 000/001)
+    /// Deepest remaining depth for move-count pruning.
+    pub mcp_max_depth: i32,
+    /// The constant of the move-count limit `(c + d²) / (2 − improving)`.
+    pub mcp_base: i32,
+    // -- Late move reductions (SEARCH_NOTES: 004)
+    /// Smallest depth at which moves are reduced.
+    pub lmr_min_depth: i32,
+    /// Moves before this index (1-based move count) are never reduced.
+    pub lmr_min_move: i32,
+    /// Reduction = `base + ln(depth) · ln(moveCount) / divisor`, both in
+    /// hundredths (integers, as SPSA perturbs them).
+    pub lmr_base_pct: i32,
+    /// See `lmr_base_pct`.
+    pub lmr_divisor_pct: i32,
+    /// History score that shifts the reduction by one ply.
+    pub lmr_history_divisor: i32,
+    // -- SEE pruning
+    /// Deepest depth where moves losing more than `see_capture_margin ·
+    /// depth` are skipped at non-PV nodes.
+    pub see_prune_max_depth: i32,
+    /// See `see_prune_max_depth`.
+    pub see_capture_margin: Value,
+    // -- Quiescence
+    /// Delta pruning: a capture that cannot lift the score within this of
+    /// alpha is skipped.
+    pub qs_delta_margin: Value,
+    // -- History
+    /// History bonus at `depth`: `min(mul · d² + lin · d, max)`.
+    pub history_bonus_mul: i32,
+    /// See `history_bonus_mul`.
+    pub history_bonus_lin: i32,
+    /// See `history_bonus_mul`.
+    pub history_bonus_max: i32,
 }
 
-// -- Late move reductions (SEARCH_NOTES: 004) --------------------------------
-/// Smallest depth at which moves are reduced.
-pub const LMR_MIN_DEPTH: i32 = 3;
-/// Moves before this index (1-based move count) are never reduced.
-pub const LMR_MIN_MOVE: usize = 3;
-/// Reduction = `LMR_BASE + ln(depth) * ln(moveCount) / LMR_DIVISOR`.
-pub const LMR_BASE: f64 = 0.5;
-/// See `LMR_BASE`.
-pub const LMR_DIVISOR: f64 = 2.25;
-/// History score that shifts the reduction by one ply.
-pub const LMR_HISTORY_DIVISOR: i32 = 8_000;
+impl SearchParams {
+    /// The values the engine plays with.
+    pub const DEFAULT: SearchParams = SearchParams {
+        aspiration_delta: 25,
+        aspiration_min_depth: 4,
+        rfp_max_depth: 7,
+        rfp_margin: 120,
+        nmp_min_depth: 3,
+        nmp_base_reduction: 3,
+        nmp_depth_divisor: 3,
+        nmp_verify_depth: 12,
+        iir_min_depth: 4,
+        futility_max_depth: 7,
+        futility_base: 150,
+        futility_per_depth: 110,
+        mcp_max_depth: 6,
+        mcp_base: 3,
+        lmr_min_depth: 3,
+        lmr_min_move: 3,
+        lmr_base_pct: 50,
+        lmr_divisor_pct: 225,
+        lmr_history_divisor: 8_000,
+        see_prune_max_depth: 6,
+        see_capture_margin: 120,
+        qs_delta_margin: 200,
+        history_bonus_mul: 32,
+        history_bonus_lin: 64,
+        history_bonus_max: 2_000,
+    };
 
-// -- SEE pruning ---------------------------------------------------------------
-/// Deepest depth where captures losing more than `SEE_CAPTURE_MARGIN *
-/// depth` are skipped at non-PV nodes.
-pub const SEE_PRUNE_MAX_DEPTH: i32 = 6;
-/// See `SEE_PRUNE_MAX_DEPTH`.
-pub const SEE_CAPTURE_MARGIN: Value = 120;
+    /// Quiet moves searched before the rest are cut: `(c + d²) / (2 −
+    /// improving)`.
+    #[inline]
+    pub fn move_count_limit(&self, depth: i32, improving: bool) -> i32 {
+        (self.mcp_base + depth * depth) / (2 - improving as i32)
+    }
 
-// -- Quiescence ----------------------------------------------------------------
-/// Delta pruning: a capture that cannot lift the score within this of alpha
-/// is skipped.
-pub const QS_DELTA_MARGIN: Value = 200;
+    /// Bonus for the move that caused a beta cutoff at `depth`.
+    #[inline]
+    pub fn history_bonus(&self, depth: i32) -> i32 {
+        (self.history_bonus_mul * depth * depth + self.history_bonus_lin * depth)
+            .min(self.history_bonus_max)
+    }
+
+    /// The late-move reduction at `depth` for the `move_count`-th move
+    /// (both at least 1), before history adjusts it.
+    pub fn lmr_reduction(&self, depth: usize, move_count: usize) -> i32 {
+        let base = f64::from(self.lmr_base_pct) / 100.0;
+        let divisor = f64::from(self.lmr_divisor_pct.max(1)) / 100.0;
+        (base + (depth as f64).ln() * (move_count as f64).ln() / divisor) as i32
+    }
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        SearchParams::DEFAULT
+    }
+}
+
+/// One tunable for SPSA: its name (the USI option of a `tune` build), how
+/// to read and write it, its range and the size of SPSA's perturbation.
+pub struct Tunable {
+    /// CamelCase name, used as the USI option name.
+    pub name: &'static str,
+    /// Reads the value.
+    pub get: fn(&SearchParams) -> i32,
+    /// Writes the value.
+    pub set: fn(&mut SearchParams, i32),
+    /// Smallest value allowed.
+    pub min: i32,
+    /// Largest value allowed.
+    pub max: i32,
+    /// SPSA's perturbation `c` at the start of a run.
+    pub step: i32,
+}
+
+macro_rules! tunables {
+    ($($name:literal $field:ident ($min:expr, $max:expr, $step:expr)),* $(,)?) => {
+        /// Every field of `SearchParams` with its range, for the USI options
+        /// of a `tune` build and the SPSA driver (`ryuo tune-spec`).
+        pub const TUNABLES: &[Tunable] = &[$(Tunable {
+            name: $name,
+            get: |p| p.$field,
+            set: |p, v| p.$field = v,
+            min: $min,
+            max: $max,
+            step: $step,
+        }),*];
+    };
+}
+
+tunables! {
+    "AspirationDelta" aspiration_delta (5, 100, 5),
+    "AspirationMinDepth" aspiration_min_depth (1, 10, 1),
+    "RfpMaxDepth" rfp_max_depth (1, 14, 1),
+    "RfpMargin" rfp_margin (30, 400, 15),
+    "NmpMinDepth" nmp_min_depth (1, 8, 1),
+    "NmpBaseReduction" nmp_base_reduction (1, 6, 1),
+    "NmpDepthDivisor" nmp_depth_divisor (1, 8, 1),
+    "NmpVerifyDepth" nmp_verify_depth (4, 40, 2),
+    "IirMinDepth" iir_min_depth (2, 10, 1),
+    "FutilityMaxDepth" futility_max_depth (1, 14, 1),
+    "FutilityBase" futility_base (0, 500, 20),
+    "FutilityPerDepth" futility_per_depth (20, 400, 15),
+    "McpMaxDepth" mcp_max_depth (1, 14, 1),
+    "McpBase" mcp_base (0, 20, 1),
+    "LmrMinDepth" lmr_min_depth (1, 8, 1),
+    "LmrMinMove" lmr_min_move (1, 10, 1),
+    "LmrBasePct" lmr_base_pct (-100, 200, 10),
+    "LmrDivisorPct" lmr_divisor_pct (100, 600, 20),
+    "LmrHistoryDivisor" lmr_history_divisor (1000, 30000, 800),
+    "SeePruneMaxDepth" see_prune_max_depth (1, 14, 1),
+    "SeeCaptureMargin" see_capture_margin (20, 400, 15),
+    "QsDeltaMargin" qs_delta_margin (0, 1000, 25),
+    "HistoryBonusMul" history_bonus_mul (0, 128, 4),
+    "HistoryBonusLin" history_bonus_lin (0, 256, 8),
+    "HistoryBonusMax" history_bonus_max (200, 8000, 150),
+}
 
 // -- History -------------------------------------------------------------------
 /// Bound of history scores (gravity keeps them within ±this).
 pub const HISTORY_MAX: i32 = 16_384;
 
-/// Bonus for the move that caused a beta cutoff at `depth`.
-#[inline]
-pub const fn history_bonus(depth: i32) -> i32 {
-    let b = 32 * depth * depth + 64 * depth;
-    if b > 2_000 {
-        2_000
-    } else {
-        b
-    }
-}
-
 // -- Time ------------------------------------------------------------------------
 /// Nodes between two looks at the clock and the stop flag.
 pub const NODES_BETWEEN_CHECKS: u64 = 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each tunable reads and writes its own field, and its range holds
+    /// the default.
+    #[test]
+    fn tunables_cover_distinct_fields_within_range() {
+        let mut names = std::collections::HashSet::new();
+        for t in TUNABLES {
+            assert!(names.insert(t.name), "{} twice", t.name);
+            let v = (t.get)(&SearchParams::DEFAULT);
+            assert!(t.min <= v && v <= t.max && t.step > 0, "{}", t.name);
+            let mut p = SearchParams::DEFAULT;
+            (t.set)(&mut p, v + 1);
+            assert_eq!((t.get)(&p), v + 1, "{}", t.name);
+            let changed = TUNABLES
+                .iter()
+                .filter(|u| (u.get)(&p) != (u.get)(&SearchParams::DEFAULT))
+                .count();
+            assert_eq!(changed, 1, "{} shares a field", t.name);
+        }
+    }
+
+    /// The integer form of the LMR formula gives the reductions of the
+    /// former floating-point constants (0.5 + ln d · ln m / 2.25).
+    #[test]
+    fn lmr_reduction_matches_the_formula() {
+        let p = SearchParams::DEFAULT;
+        for d in 1..64usize {
+            for m in 1..64usize {
+                let x = 0.5 + (d as f64).ln() * (m as f64).ln() / 2.25;
+                assert_eq!(p.lmr_reduction(d, m), x as i32);
+            }
+        }
+    }
+}

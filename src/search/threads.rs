@@ -52,7 +52,10 @@ pub(crate) struct ThreadData {
     /// Null moves are allowed only from this ply on: a null-move
     /// verification search raises it over the plies it covers.
     pub nmp_min_ply: usize,
+    /// Late-move reductions by depth and move count, from `lmr_params`.
     pub lmr: Box<[[i32; 64]; 64]>,
+    /// The parameters `lmr` was computed from (rebuilt when they change).
+    lmr_params: SearchParams,
     /// The network's hidden layer along the search path.
     pub accumulators: Accumulators,
     /// The main thread's `currmove` reports, during a search.
@@ -62,12 +65,7 @@ pub(crate) struct ThreadData {
 impl ThreadData {
     fn new(id: usize, pos: Position) -> ThreadData {
         let mut lmr = Box::new([[0i32; 64]; 64]);
-        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
-            for (m, r) in row.iter_mut().enumerate().skip(1) {
-                let x = LMR_BASE + (d as f64).ln() * (m as f64).ln() / LMR_DIVISOR;
-                *r = x as i32;
-            }
-        }
+        fill_lmr_table(&mut lmr, &SearchParams::DEFAULT);
         ThreadData {
             id,
             pos,
@@ -83,6 +81,7 @@ impl ThreadData {
             stopped: false,
             nmp_min_ply: 0,
             lmr,
+            lmr_params: SearchParams::DEFAULT,
             accumulators: Accumulators::new(),
             currmove: None,
         }
@@ -94,6 +93,15 @@ impl ThreadData {
         match evaluator {
             Evaluator::Classic => crate::eval::evaluate(&self.pos),
             Evaluator::Network(net) => self.accumulators.evaluate(net, &self.pos),
+        }
+    }
+}
+
+/// Fills the late-move reduction table from `params`.
+fn fill_lmr_table(lmr: &mut [[i32; 64]; 64], params: &SearchParams) {
+    for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = params.lmr_reduction(d, m);
         }
     }
 }
@@ -284,6 +292,10 @@ impl Searcher {
         };
         for td in std::iter::once(&mut self.main).chain(self.helpers.iter_mut()) {
             td.pos = pos.search_copy();
+            if td.lmr_params != options.params {
+                fill_lmr_table(&mut td.lmr, &options.params);
+                td.lmr_params = options.params;
+            }
             td.nodes = 0;
             td.stopped = false;
             if let Evaluator::Network(net) = &options.evaluator {

@@ -9,6 +9,7 @@ use super::go::SearchCaps;
 use super::output::{ReportSettings, DEFAULT_PV_INTERVAL_MS};
 use crate::book::BookSettings;
 use crate::position::EnteringKingRule;
+use crate::search::params::{SearchParams, TUNABLES};
 use crate::search::{Features, SearchOptions};
 use crate::time::TimeSettings;
 use crate::types::Value;
@@ -189,6 +190,7 @@ impl Options {
             100_000,
         ));
         entries.extend(match_options());
+        entries.extend(tuning_options());
         Options { entries }
     }
 
@@ -307,12 +309,25 @@ impl Options {
             draw_value: self.spin("DrawValue") as Value,
             entering_king_rule: self.entering_king_rule(),
             features: self.features(),
+            params: self.search_params(),
             max_moves_to_draw: match self.spin("MaxMovesToDraw") {
                 0 => u32::MAX,
                 n => n as u32,
             },
             ..SearchOptions::default()
         }
+    }
+
+    /// The search constants: the defaults, or in a `tune` build the
+    /// values of the tuning options.
+    fn search_params(&self) -> SearchParams {
+        let mut params = SearchParams::DEFAULT;
+        if cfg!(feature = "tune") {
+            for t in TUNABLES {
+                (t.set)(&mut params, self.spin(t.name) as i32);
+            }
+        }
+        params
     }
 
     fn entering_king_rule(&self) -> EnteringKingRule {
@@ -340,6 +355,22 @@ impl Options {
         }
         features
     }
+}
+
+/// One spin option per search constant in a `tune` build (for SPSA, which
+/// sets them per game through `setoption`); none otherwise, so that users
+/// see only options meant for them.
+fn tuning_options() -> Vec<Entry> {
+    if !cfg!(feature = "tune") {
+        return Vec::new();
+    }
+    TUNABLES
+        .iter()
+        .map(|t| {
+            let value = (t.get)(&SearchParams::DEFAULT);
+            spin(t.name, value.into(), t.min.into(), t.max.into())
+        })
+        .collect()
 }
 
 /// The opening book options (YaneuraOu's names; see `crate::book`).
@@ -589,6 +620,23 @@ mod tests {
         assert!(!f.null_move);
         assert_eq!(f.killers, 1);
         assert!(f.late_move_reductions);
+    }
+
+    /// The search constants are options only in a `tune` build, and there
+    /// they reach the search.
+    #[test]
+    fn tuning_options_reach_the_search_params() {
+        let mut o = Options::new();
+        assert_eq!(o.search_options().params, SearchParams::DEFAULT);
+        let advertised = o.usi_lines().iter().any(|l| l.contains("name LmrBasePct "));
+        assert_eq!(advertised, cfg!(feature = "tune"));
+        if cfg!(feature = "tune") {
+            o.set("LmrBasePct", Some("120")).unwrap();
+            o.set("FutilityBase", Some("90")).unwrap();
+            let p = o.search_options().params;
+            assert_eq!((p.lmr_base_pct, p.futility_base), (120, 90));
+            assert_eq!(p.rfp_margin, SearchParams::DEFAULT.rfp_margin);
+        }
     }
 
     #[test]
