@@ -8,7 +8,8 @@
 //! Module map: `search` is the df-pn core (and documents how repetitions
 //! are handled), `table` its transposition table with hand domination,
 //! `moves` the check and evasion generators, `hand` proof/disproof hand
-//! arithmetic, `problems` runs a problem set (`ryuo mate --file`), `key` the board key the table is indexed by, and `line`
+//! arithmetic, `problems` runs a problem set (`ryuo mate --file`), `one_ply`
+//! the main search's cheap mate-in-one, `key` the board key the table is indexed by, and `line`
 //! turns a proof into a short, verified mating line.
 //!
 //! Lengths count every ply, interpositions included: a futile
@@ -18,6 +19,7 @@
 mod hand;
 mod line;
 mod moves;
+pub mod one_ply;
 pub mod problems;
 mod search;
 mod table;

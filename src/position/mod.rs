@@ -1146,6 +1146,12 @@ pub struct CheckSquares {
 }
 
 impl CheckSquares {
+    /// The squares from which a piece of the mover of kind `pt` checks.
+    #[inline(always)]
+    pub fn squares(&self, pt: PieceType) -> Bitboard {
+        self.by_kind[pt as usize]
+    }
+
     /// `Position::gives_check(m)` for the position these were taken from.
     #[inline(always)]
     pub fn gives_check(&self, pos: &Position, m: Move) -> bool {

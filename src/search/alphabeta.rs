@@ -9,6 +9,7 @@ use super::tt::{value_from_tt, value_to_tt, Bound};
 use super::{SearchContext, ThreadData, CURRMOVE_AFTER};
 use crate::bitboard;
 use crate::eval::capture_value;
+use crate::mate::one_ply::contact_mate_in_one;
 use crate::movegen::count_legal;
 use crate::position::Repetition;
 use crate::types::{Move, Value};
@@ -199,6 +200,26 @@ pub(crate) fn search<const PV: bool>(
             if h.depth >= depth && bound_cuts(h.bound, v, alpha, beta) {
                 return v;
             }
+        }
+    }
+
+    // Step 4b. Mate in one: a contact mate ends the node at once (not at
+    // PV nodes, whose line is printed move by move).
+    if !PV && !in_check && tt_hit.is_none() && features.mate_one_ply {
+        if let Some(m) = contact_mate_in_one(&mut td.pos) {
+            let v = mate_in(ply + 1);
+            let eval = td.evaluate(&ctx.options.evaluator);
+            // Proven at any depth.
+            ctx.tt.store(
+                key,
+                m,
+                value_to_tt(v, ply),
+                eval,
+                MAX_PLY as i32,
+                Bound::Exact,
+                false,
+            );
+            return v;
         }
     }
 

@@ -178,6 +178,9 @@ impl Options {
                 entries.push(check(name, true));
             }
         }
+        // Off by default (see `Features::mate_one_ply`), so not an
+        // ablation switch: `true` turns it on.
+        entries.push(check("MateOnePly", Features::default().mate_one_ply));
         let killers = Features::default().killers as i64;
         entries.push(spin("Killers", killers, 0, killers));
         entries.extend(book_options());
@@ -353,6 +356,7 @@ impl Options {
                 switch_off(&mut features);
             }
         }
+        features.mate_one_ply = self.check("MateOnePly");
         features
     }
 }
@@ -616,7 +620,9 @@ mod tests {
         assert_eq!(o.search_options().features, Features::default());
         o.set("NullMove", Some("false")).unwrap();
         o.set("Killers", Some("1")).unwrap();
+        o.set("MateOnePly", Some("true")).unwrap();
         let f = o.search_options().features;
+        assert!(f.mate_one_ply && !Features::default().mate_one_ply);
         assert!(!f.null_move);
         assert_eq!(f.killers, 1);
         assert!(f.late_move_reductions);
