@@ -9,7 +9,7 @@ use ryuo::learn::{PsvReader, PsvWriter};
 use ryuo::nnue::Network;
 use ryuo::position::Position;
 use ryuo::search::{Evaluator, SearchOptions};
-use ryuo::usi::perft_report;
+use ryuo::usi::output::perft_report;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};

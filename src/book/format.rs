@@ -362,7 +362,7 @@ fn integer(word: &[u8]) -> Option<i64> {
 }
 
 fn short(text: &[u8]) -> String {
-    crate::usi::options::shorten(&String::from_utf8_lossy(text), 20)
+    crate::usi::output::shorten(&String::from_utf8_lossy(text), 20)
 }
 
 /// Writes the header.

@@ -163,7 +163,7 @@ fn record(seen: &mut HashMap<BookKey, Seen>, pos: &Position, m: Move, reply: Opt
 }
 
 fn short(text: &str) -> String {
-    crate::usi::options::shorten(text, 20)
+    crate::usi::output::shorten(text, 20)
 }
 
 /// What `from_selfplay` plays.

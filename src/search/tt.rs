@@ -95,8 +95,10 @@ fn entry_gen(data: u64) -> u8 {
 }
 
 impl TranspositionTable {
-    /// A table of `mib` MiB (at least one cluster).
-    pub fn new(mib: usize) -> TranspositionTable {
+    /// A table of `mib` MiB (at least one cluster); the engine itself only
+    /// allocates fallibly (`try_new`).
+    #[cfg(test)]
+    fn new(mib: usize) -> TranspositionTable {
         Self::try_new(mib).unwrap_or_else(|e| panic!("{e}"))
     }
 

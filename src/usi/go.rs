@@ -1,7 +1,7 @@
 //! The arguments of `go`, read into a `GoCommand`, and the search limits
 //! they mean for a position.
 
-use super::options::shorten;
+use super::output::shorten;
 use crate::position::{parse_usi_move_text, Position};
 use crate::search::Limits;
 use crate::time::{

@@ -12,7 +12,10 @@
 //!
 //! Submodules: [`options`] (the option table), [`go`] (the `go`
 //! arguments and the limits they mean), [`output`] (line-atomic output,
-//! `info` lines), [`mate`] (`go mate`), [`thinking`] (the search thread).
+//! `info` lines, text helpers), [`mate`] (`go mate`), [`book`] (book moves),
+//! [`thinking`] (the search thread). They depend on each other one way
+//! only, each on those before it in this order:
+//! `output` ← `go` ← `options` ← `mate`, `book` ← `thinking` ← this module.
 
 pub mod book;
 pub mod go;
@@ -24,15 +27,14 @@ pub mod thinking;
 use crate::eval::explain;
 use crate::memory::fits_in_memory;
 use crate::nnue::Network;
-use crate::perft;
 use crate::position::Position;
 use crate::search::{Control, Evaluator, Limits, SearchOptions, Searcher};
 use crate::time::remaining_budget;
 use crate::types::Move;
 use book::OwnBook;
 use go::{legal_move, GoCommand};
-use options::{shorten, Options, SetEffect};
-use output::Output;
+use options::{Options, SetEffect};
+use output::{shorten, Output};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -829,48 +831,6 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<LineRead
             }
         }
     }
-}
-
-/// Runs perft and formats the divide lines, the total and the speed.
-pub fn perft_report(pos: &mut Position, depth: u32, divide: bool) -> String {
-    let start = Instant::now();
-    let mut text = String::new();
-    let total = if divide && depth > 0 {
-        let split = perft::divide(pos, depth);
-        for (m, n) in &split {
-            text.push_str(&format!("{m}: {n}\n"));
-        }
-        split.iter().map(|(_, n)| n).sum()
-    } else {
-        perft::perft(pos, depth)
-    };
-    finish_perft_report(text, depth, total, start)
-}
-
-/// Like `perft_report` with `divide`, but `None` once `stop` is set.
-pub fn perft_report_until(pos: &mut Position, depth: u32, stop: &AtomicBool) -> Option<String> {
-    let start = Instant::now();
-    let mut text = String::new();
-    let total = if depth > 0 {
-        let split = perft::divide_until(pos, depth, stop)?;
-        for (m, n) in &split {
-            text.push_str(&format!("{m}: {n}\n"));
-        }
-        split.iter().map(|(_, n)| n).sum()
-    } else {
-        1
-    };
-    Some(finish_perft_report(text, depth, total, start))
-}
-
-fn finish_perft_report(mut text: String, depth: u32, total: u64, start: Instant) -> String {
-    let secs = start.elapsed().as_secs_f64();
-    text.push_str(&format!(
-        "info string perft {depth}: {total} nodes in {secs:.3} s ({:.0} nodes/s)\n",
-        total as f64 / secs.max(1e-9)
-    ));
-    text.push_str(&format!("Nodes searched: {total}\n"));
-    text
 }
 
 /// Parses the arguments of `position` into a new position, checking every

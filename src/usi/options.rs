@@ -6,7 +6,7 @@
 //! to case, as the USI spec asks.
 
 use super::go::SearchCaps;
-use super::output::{ReportSettings, DEFAULT_PV_INTERVAL_MS};
+use super::output::{shorten, ReportSettings, DEFAULT_PV_INTERVAL_MS};
 use crate::book::BookSettings;
 use crate::position::EnteringKingRule;
 use crate::search::params::{SearchParams, TUNABLES};
@@ -510,20 +510,6 @@ fn parse_value(kind: OptionKind, value: Option<&str>) -> Result<OptionValue, Str
             .ok_or_else(|| format!("'{shown}' is not one of {}", vars.join(", "))),
         OptionKind::Button | OptionKind::Text { .. } => Ok(OptionValue::None),
     }
-}
-
-/// At most `n` characters of untrusted text, escaped for one output line.
-pub fn shorten(text: &str, n: usize) -> String {
-    let mut s: String = text
-        .chars()
-        .take(n)
-        .collect::<String>()
-        .escape_default()
-        .to_string();
-    if text.chars().nth(n).is_some() {
-        s.push_str("...");
-    }
-    s
 }
 
 /// Names of the `Features::ABLATIONS` entries whose `Name=value` form has

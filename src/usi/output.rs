@@ -2,12 +2,15 @@
 //! and the search thread, the `info` line format, and the reporter that
 //! throttles `info` lines during a search.
 
-use super::thinking::is_known_score;
+use crate::perft;
+use crate::position::Position;
+use crate::search::params::INFINITE;
 use crate::search::{Bound, Control, CurrMoveSink, PvInfo, Reporter, Score, SearchResult};
-use crate::types::Move;
+use crate::types::{Move, Value};
 use std::io::Write;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Fewest milliseconds between two reported iterations by default
 /// (`PvInterval`): fast early iterations would otherwise flood the GUI.
@@ -244,6 +247,68 @@ impl Reporter for InfoReporter {
             self.out.line(&info_line(info));
         }
     }
+}
+
+/// Whether `score` is a searched value: a search stopped before its first
+/// move was scored reports the window bound (±INFINITE).
+pub fn is_known_score(score: Value) -> bool {
+    score.abs() < INFINITE
+}
+
+/// At most `n` characters of untrusted text, escaped for one output line.
+pub fn shorten(text: &str, n: usize) -> String {
+    let mut s: String = text
+        .chars()
+        .take(n)
+        .collect::<String>()
+        .escape_default()
+        .to_string();
+    if text.chars().nth(n).is_some() {
+        s.push_str("...");
+    }
+    s
+}
+
+/// Runs perft and formats the divide lines, the total and the speed.
+pub fn perft_report(pos: &mut Position, depth: u32, divide: bool) -> String {
+    let start = Instant::now();
+    let mut text = String::new();
+    let total = if divide && depth > 0 {
+        let split = perft::divide(pos, depth);
+        for (m, n) in &split {
+            text.push_str(&format!("{m}: {n}\n"));
+        }
+        split.iter().map(|(_, n)| n).sum()
+    } else {
+        perft::perft(pos, depth)
+    };
+    finish_perft_report(text, depth, total, start)
+}
+
+/// Like `perft_report` with `divide`, but `None` once `stop` is set.
+pub fn perft_report_until(pos: &mut Position, depth: u32, stop: &AtomicBool) -> Option<String> {
+    let start = Instant::now();
+    let mut text = String::new();
+    let total = if depth > 0 {
+        let split = perft::divide_until(pos, depth, stop)?;
+        for (m, n) in &split {
+            text.push_str(&format!("{m}: {n}\n"));
+        }
+        split.iter().map(|(_, n)| n).sum()
+    } else {
+        1
+    };
+    Some(finish_perft_report(text, depth, total, start))
+}
+
+fn finish_perft_report(mut text: String, depth: u32, total: u64, start: Instant) -> String {
+    let secs = start.elapsed().as_secs_f64();
+    text.push_str(&format!(
+        "info string perft {depth}: {total} nodes in {secs:.3} s ({:.0} nodes/s)\n",
+        total as f64 / secs.max(1e-9)
+    ));
+    text.push_str(&format!("Nodes searched: {total}\n"));
+    text
 }
 
 #[cfg(test)]

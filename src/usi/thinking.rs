@@ -11,11 +11,9 @@
 use super::book::BookAnswer;
 use super::go::MateLimit;
 use super::mate::solve_mate;
-use super::output::{InfoReporter, Output, ReportSettings};
-use super::perft_report_until;
+use super::output::{is_known_score, perft_report_until, InfoReporter, Output, ReportSettings};
 use crate::movegen::legal_moves;
 use crate::position::{EnteringKingRule, Position};
-use crate::search::params::INFINITE;
 use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher};
 use crate::time::TimeBudget;
 use crate::types::{Move, Value};
@@ -368,10 +366,4 @@ pub fn bestmove_line(
         Some(p) => format!("bestmove {best} ponder {p}"),
         None => format!("bestmove {best}"),
     }
-}
-
-/// Whether `score` is a searched value: a search stopped before its first
-/// move was scored reports the window bound (±INFINITE).
-pub fn is_known_score(score: Value) -> bool {
-    score.abs() < INFINITE
 }
