@@ -281,3 +281,29 @@ fn cli_text() {
     assert!(text.starts_with("checkmate nomate\n"), "{text}");
     assert!(run_cli("not a position", None, 1).starts_with("error"));
 }
+
+/// The committed problem set (`tests/data/tsume.tsv`, made from self-play
+/// positions by `tests/data/make_tsume.py`): its short mates are solved
+/// with verified lines no longer than the set records, and its no-mate
+/// positions are disproved. Speed on the whole set is `ryuo mate --file`.
+#[test]
+fn problem_set_short_mates_and_no_mates() {
+    let set = ryuo::mate::problems::parse(include_str!("data/tsume.tsv")).unwrap();
+    assert!(set.iter().filter(|p| p.mate).count() >= 100);
+    let mut checked = 0;
+    for p in set.iter().filter(|p| p.mate && p.plies <= 9) {
+        match solve(&p.sfen) {
+            MateResult::Mate(line) => {
+                assert_mating_line(&p.sfen, &line);
+                assert!(line.len() <= p.plies, "{}: {line:?}", p.sfen);
+            }
+            other => panic!("{}: expected a mate, got {other:?}", p.sfen),
+        }
+        checked += 1;
+    }
+    for p in set.iter().filter(|p| !p.mate).take(10) {
+        assert_eq!(solve(&p.sfen), MateResult::NoMate, "{}", p.sfen);
+        checked += 1;
+    }
+    assert!(checked >= 40, "{checked}");
+}
