@@ -8,9 +8,10 @@
 //! Module map: `search` is the df-pn core (and documents how repetitions
 //! are handled), `table` its transposition table with hand domination,
 //! `moves` the check and evasion generators, `hand` proof/disproof hand
-//! arithmetic, `problems` runs a problem set (`ryuo mate --file`), `one_ply`
-//! the main search's cheap mate-in-one, `key` the board key the table is indexed by, and `line`
-//! turns a proof into a short, verified mating line.
+//! arithmetic, `problems` runs a problem set (`ryuo mate --file`),
+//! `one_ply` the main search's cheap mate-in-one, `key` the board key the
+//! table is indexed by, and `line` turns a proof into a short, verified
+//! mating line.
 //!
 //! Lengths count every ply, interpositions included: a futile
 //! interposition (one the attacker simply takes) lengthens the mate as it
@@ -167,8 +168,9 @@ impl MateSolver {
     }
 }
 
-/// Cheap mate-in-1 test for the normal search: a legal checking move after
-/// which the defender has no legal move.
+/// Mate in one by every check (distant and discovered ones too): a legal
+/// checking move after which the defender has no legal move. Exact but too
+/// slow for every search node, where `one_ply::contact_mate_in_one` serves.
 pub fn mate_in_one(pos: &mut Position) -> Option<Move> {
     let mut checks = crate::movegen::MoveList::new();
     moves::generate_checks(pos, &mut checks);

@@ -8,7 +8,7 @@
 
 use crate::bitboard;
 use crate::movegen::{generate, GenType, MoveList};
-use crate::position::Position;
+use crate::position::{CheckSquares, Position};
 use crate::types::{Move, PieceType};
 
 /// Appends every legal checking move of the side to move to `list`.
@@ -21,29 +21,26 @@ pub(super) fn generate_checks(pos: &Position, list: &mut MoveList) {
         generate(pos, GenType::CapturesPromotions, list);
         generate(pos, GenType::Quiets, list);
     }
-    retain(list, start, |m| pos.gives_check(m) && pos.is_legal(m));
+    let checks = pos.check_squares();
+    retain(list, start, |m| {
+        checks.gives_check(pos, m) && pos.is_legal(m)
+    });
     if !pos.in_check() {
-        checking_drops(pos, list);
+        checking_drops(pos, &checks, list);
     }
 }
 
-/// Appends the legal drops that check the enemy king.
-fn checking_drops(pos: &Position, list: &mut MoveList) {
+/// Appends the legal drops that check the enemy king: onto the empty
+/// squares from which the dropped kind attacks it.
+fn checking_drops(pos: &Position, checks: &CheckSquares, list: &mut MoveList) {
     let us = pos.side_to_move();
     let hand = pos.hand(us);
-    let Some(ksq) = pos.king_square(!us) else {
-        return;
-    };
-    let occ = pos.occupied();
-    let empty = !occ;
+    let empty = !pos.occupied();
     for pt in PieceType::HAND {
         if !hand.has(pt) {
             continue;
         }
-        // A piece of ours attacks the king from exactly the squares an enemy
-        // piece of the same kind on the king's square would attack.
-        let mut targets = bitboard::attacks(!us, pt, ksq, occ) & empty;
-        targets = targets.and_not(bitboard::dead_squares(us, pt));
+        let targets = (checks.squares(pt) & empty).and_not(bitboard::dead_squares(us, pt));
         for to in targets {
             if pt == PieceType::Pawn
                 && (pos.pieces(us, PieceType::Pawn) & bitboard::file_mask(to.file())).any()

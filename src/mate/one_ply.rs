@@ -157,14 +157,9 @@ mod tests {
         );
     }
 
-    /// The slow, exact answer: is any legal move a mate?
+    /// The slow, exact answer (every check tried): is any move a mate?
     fn exact(pos: &mut Position) -> bool {
-        legal_moves(pos).iter().any(|&m| {
-            pos.do_move(m);
-            let mated = pos.in_check() && legal_moves(pos).is_empty();
-            pos.undo_move(m);
-            mated
-        })
+        crate::mate::mate_in_one(pos).is_some()
     }
 
     /// Every move returned mates, on the random perft positions and all
