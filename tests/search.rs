@@ -347,3 +347,53 @@ fn mate_in_one_nodes_keep_the_search_sound() {
     }
     assert_ne!(on, off, "the switch changes nothing");
 }
+
+/// Every search constant at the edge of its tuning range (all at their
+/// minimum, then all at their maximum, then each alone at either edge)
+/// still searches soundly: SPSA perturbs values up to these bounds, and a
+/// panic there (LmrMinDepth 1 once made a depth-1 node clamp to an empty
+/// range) loses the game on time.
+#[test]
+fn every_tunable_at_its_bounds_searches_soundly() {
+    use ryuo::search::params::{SearchParams, TUNABLES};
+    let sfens: Vec<&str> = include_str!("data/perft_random.tsv")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .step_by(40)
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    let mut settings = Vec::new();
+    for edge in [
+        |t: &ryuo::search::params::Tunable| t.min,
+        |t: &ryuo::search::params::Tunable| t.max,
+    ] {
+        let mut all = SearchParams::DEFAULT;
+        for t in TUNABLES {
+            (t.set)(&mut all, edge(t));
+            let mut one = SearchParams::DEFAULT;
+            (t.set)(&mut one, edge(t));
+            settings.push(one);
+        }
+        settings.push(all);
+    }
+    for params in settings {
+        let options = SearchOptions {
+            params,
+            ..SearchOptions::default()
+        };
+        for sfen in &sfens {
+            let pos = Position::from_sfen(sfen).unwrap();
+            let mut searcher = Searcher::new(1);
+            let limits = Limits {
+                nodes: Some(3_000),
+                ..Limits::default()
+            };
+            let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
+            assert_line_is_legal(&pos, &r.pv);
+            match r.best {
+                Some(m) => assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{sfen}: {m}"),
+                None => assert!(r.declare_win || legal_moves(&pos).is_empty(), "{sfen}"),
+            }
+        }
+    }
+}

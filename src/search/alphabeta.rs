@@ -433,7 +433,9 @@ pub(crate) fn search<const PV: bool>(
             if features.history {
                 r -= td.history.get(us, m) / params.lmr_history_divisor;
             }
-            let d = (new_depth - r.max(0)).clamp(1, new_depth);
+            // At least one ply, at most new_depth; with LmrMinDepth 1, a
+            // depth-1 node has new_depth 0 and is searched unreduced.
+            let d = (new_depth - r.max(0)).max(1).min(new_depth);
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
             // Re-search at full depth when the reduced search beats alpha.
             if value > alpha && d < new_depth {
