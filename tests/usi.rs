@@ -631,3 +631,43 @@ fn a_long_game_record_with_many_threads() {
     let (_, best) = e.go("go depth 6", Duration::from_secs(60));
     assert_legal(&play(&["7g7f".into()]), &best);
 }
+
+/// A panic in the search (a bug) still answers every `go` with a legal
+/// move, or `checkmate timeout`, each only when USI allows it (after
+/// `stop` for `go infinite`, after `ponderhit` for `go ponder`), and the
+/// engine goes on taking commands.
+#[test]
+fn a_failed_search_still_answers_and_the_engine_goes_on() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ryuo"));
+    command.env("RYUO_DEBUG_PANIC_IN_SEARCH", "1");
+    let mut e = Engine::start_with(command);
+    e.send("setoption name USI_Hash value 16");
+    e.sync();
+    e.send("position startpos moves 7g7f");
+    let pos = play(&["7g7f".into()]);
+    for go in ["go depth 4", "go btime 0 wtime 0 byoyomi 200"] {
+        let (lines, best) = e.go(go, SHORT);
+        assert!(lines.iter().any(|l| is_error(l)), "{lines:#?}");
+        assert_legal(&pos, &best);
+    }
+    for (go, release) in [
+        ("go infinite", "stop"),
+        ("go ponder btime 0 wtime 0 byoyomi 200", "ponderhit"),
+    ] {
+        e.send(go);
+        let early = e.collect_for(Duration::from_millis(300));
+        assert!(early.iter().any(|l| is_error(l)), "{go}: {early:#?}");
+        assert!(
+            !early.iter().any(|l| is_bestmove(l)),
+            "{go}: answered before {release}: {early:#?}"
+        );
+        e.send(release);
+        let lines = e.expect(is_bestmove, SHORT);
+        assert_legal(&pos, &bestmove_of(lines.last().unwrap()));
+    }
+    e.send("position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1");
+    e.send("go mate 100");
+    let lines = e.expect(|l| l.starts_with("checkmate"), SHORT);
+    assert_eq!(lines.last().unwrap(), "checkmate timeout");
+    e.sync();
+}

@@ -6,7 +6,9 @@
 //! It prints the final `info` lines and exactly one `bestmove` (or, for
 //! `go mate`, one `checkmate`), tells the input loop it is done, and ends.
 //! If no thread can be made, the job runs on the input thread instead,
-//! made to end by itself, so that the `go` is still answered.
+//! made to end by itself, so that the `go` is still answered. If the job
+//! panics (a bug), the answer is still printed (a legal move, or
+//! `checkmate timeout`) and the input loop makes a fresh searcher.
 
 use super::book::BookAnswer;
 use super::go::MateLimit;
@@ -17,6 +19,7 @@ use crate::position::{EnteringKingRule, Position};
 use crate::search::{Control, Limits, SearchOptions, SearchResult, Searcher};
 use crate::time::TimeBudget;
 use crate::types::{Move, Value};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
@@ -29,6 +32,11 @@ const SEARCH_STACK_BYTES: usize = 64 << 20;
 /// Set in the environment, no search thread is started (as if the system
 /// refused one): a hidden switch for testing the fallback.
 pub const NO_THREAD_ENV: &str = "RYUO_DEBUG_NO_SEARCH_THREAD";
+
+/// Set in the environment, every `go` job panics as it starts (as a bug
+/// in the search would): a hidden switch for testing that the GUI still
+/// gets its answer.
+pub const PANIC_ENV: &str = "RYUO_DEBUG_PANIC_IN_SEARCH";
 
 /// What a job run on the input thread may take when nothing else ends it
 /// (`go infinite`, `go ponder`, `go mate infinite`): no `stop` can be read
@@ -102,6 +110,36 @@ impl Job {
         }
     }
 
+    /// The answer this job owes the GUI even if it fails: a legal move
+    /// for `bestmove` (in the real position of a stochastic ponder),
+    /// `checkmate timeout` for `go mate`, nothing for prompt commands.
+    fn owed_answer(&self, pos: &Position) -> Option<OwedAnswer> {
+        match self {
+            Job::BestMove {
+                limits, stochastic, ..
+            } => {
+                let pos = stochastic.as_ref().map_or(pos, |s| &s.real);
+                let line = match legal_moves(pos).first() {
+                    Some(m) => format!("bestmove {m}"),
+                    None => "bestmove resign".to_string(),
+                };
+                Some(OwedAnswer {
+                    line,
+                    waits_for_stop: limits.infinite,
+                })
+            }
+            Job::Book(answer) => Some(OwedAnswer {
+                line: answer.bestmove.clone(),
+                waits_for_stop: false,
+            }),
+            Job::Mate(limit) => Some(OwedAnswer {
+                line: "checkmate timeout".to_string(),
+                waits_for_stop: matches!(limit, MateLimit::Infinite),
+            }),
+            Job::Perft(_) | Job::Bench { .. } => None,
+        }
+    }
+
     /// Runs the job; the answer line to print last, if it has one.
     fn run(
         self,
@@ -110,6 +148,11 @@ impl Job {
         control: &Control,
         out: &Output,
     ) -> Option<String> {
+        if !matches!(self, Job::Perft(_) | Job::Bench { .. })
+            && std::env::var_os(PANIC_ENV).is_some()
+        {
+            panic!("{PANIC_ENV} is set");
+        }
         match self {
             Job::BestMove {
                 limits,
@@ -164,6 +207,14 @@ impl Job {
     }
 }
 
+/// What a failed job still prints (see `Job::owed_answer`).
+struct OwedAnswer {
+    /// The answer line.
+    line: String,
+    /// `go infinite` and `go mate infinite`: not before `stop` (USI).
+    waits_for_stop: bool,
+}
+
 /// A search thread that may still be working.
 pub struct Thinking {
     /// Shared with the search: `stop`, `ponderhit`.
@@ -213,7 +264,28 @@ impl Thinking {
             let Some((mut searcher, job)) = taken else {
                 unreachable!("the slot is filled before the thread starts")
             };
-            let answer = job.run(&mut searcher, &p, &c, &o);
+            let owed = job.owed_answer(&p);
+            let run = panic::catch_unwind(AssertUnwindSafe(|| job.run(&mut searcher, &p, &c, &o)));
+            let answer = match run {
+                Ok(answer) => answer,
+                Err(payload) => {
+                    // A bug: still answer, so that the game is not lost on
+                    // time and the engine takes further commands; the
+                    // thread then ends by the panic, and the input loop
+                    // makes a fresh searcher (its state may be broken).
+                    o.error("the search failed (an internal error): answering with a legal move");
+                    let waits = owed.as_ref().is_some_and(|w| w.waits_for_stop);
+                    while owed.is_some() && (waits || c.is_pondering()) && !c.is_stopped() {
+                        thread::sleep(Duration::from_millis(1));
+                    }
+                    a.store(true, Ordering::SeqCst);
+                    if let Some(owed) = owed {
+                        o.line(&owed.line);
+                    }
+                    done();
+                    panic::resume_unwind(payload);
+                }
+            };
             a.store(true, Ordering::SeqCst);
             if let Some(line) = answer {
                 o.line(&line);
