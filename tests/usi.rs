@@ -665,6 +665,18 @@ fn a_failed_search_still_answers_and_the_engine_goes_on() {
         let lines = e.expect(is_bestmove, SHORT);
         assert_legal(&pos, &bestmove_of(lines.last().unwrap()));
     }
+    // A stochastic ponder that fails is superseded at `ponderhit` by a
+    // new search (which fails too): one answer, not two.
+    e.send("setoption name Stochastic_Ponder value true");
+    e.send("position startpos moves 7g7f 3c3d");
+    e.send("go ponder btime 0 wtime 0 byoyomi 200");
+    thread::sleep(Duration::from_millis(300));
+    e.send("ponderhit");
+    let lines = e.expect(is_bestmove, SHORT);
+    let real = play(&["7g7f".into(), "3c3d".into()]);
+    assert_legal(&real, &bestmove_of(lines.last().unwrap()));
+    let after = e.sync();
+    assert!(!after.iter().any(|l| is_bestmove(l)), "{after:#?}");
     e.send("position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1");
     e.send("go mate 100");
     let lines = e.expect(|l| l.starts_with("checkmate"), SHORT);

@@ -126,15 +126,18 @@ impl Job {
                 Some(OwedAnswer {
                     line,
                     waits_for_stop: limits.infinite,
+                    superseded: stochastic.as_ref().map(|s| Arc::clone(&s.superseded)),
                 })
             }
             Job::Book(answer) => Some(OwedAnswer {
                 line: answer.bestmove.clone(),
                 waits_for_stop: false,
+                superseded: None,
             }),
             Job::Mate(limit) => Some(OwedAnswer {
                 line: "checkmate timeout".to_string(),
                 waits_for_stop: matches!(limit, MateLimit::Infinite),
+                superseded: None,
             }),
             Job::Perft(_) | Job::Bench { .. } => None,
         }
@@ -213,6 +216,9 @@ struct OwedAnswer {
     line: String,
     /// `go infinite` and `go mate infinite`: not before `stop` (USI).
     waits_for_stop: bool,
+    /// A stochastic ponder's flag: once set (at `ponderhit`), a new search
+    /// answers instead, and this job must print nothing.
+    superseded: Option<Arc<AtomicBool>>,
 }
 
 /// A search thread that may still be working.
@@ -280,7 +286,10 @@ impl Thinking {
                     }
                     a.store(true, Ordering::SeqCst);
                     if let Some(owed) = owed {
-                        o.line(&owed.line);
+                        let superseded = owed.superseded.is_some_and(|s| s.load(Ordering::SeqCst));
+                        if !superseded {
+                            o.line(&owed.line);
+                        }
                     }
                     done();
                     panic::resume_unwind(payload);
