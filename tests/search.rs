@@ -135,11 +135,17 @@ fn search_never_returns_an_illegal_move() {
     for line in text.lines().filter(|l| !l.starts_with('#')).step_by(7) {
         let sfen = line.split('\t').next().unwrap();
         let pos = Position::from_sfen(sfen).unwrap();
-        let r = search(sfen, 3);
-        match r.best {
-            Some(m) => assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{sfen}: {m}"),
-            None => assert!(r.declare_win || legal_moves(&pos).is_empty(), "{sfen}"),
-        }
+        assert_best_is_legal(&pos, &search(sfen, 3));
+    }
+}
+
+/// The best move is legal; without one, the side to move declared a win
+/// or has no legal move.
+fn assert_best_is_legal(pos: &Position, r: &SearchResult) {
+    let sfen = pos.to_sfen();
+    match r.best {
+        Some(m) => assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{sfen}: {m}"),
+        None => assert!(r.declare_win || legal_moves(pos).is_empty(), "{sfen}"),
     }
 }
 
@@ -355,7 +361,7 @@ fn mate_in_one_nodes_keep_the_search_sound() {
 /// range) loses the game on time.
 #[test]
 fn every_tunable_at_its_bounds_searches_soundly() {
-    use ryuo::search::params::{SearchParams, TUNABLES};
+    use ryuo::search::params::{SearchParams, Tunable, TUNABLES};
     let sfens: Vec<&str> = include_str!("data/perft_random.tsv")
         .lines()
         .filter(|l| !l.starts_with('#'))
@@ -363,10 +369,7 @@ fn every_tunable_at_its_bounds_searches_soundly() {
         .map(|l| l.split('\t').next().unwrap())
         .collect();
     let mut settings = Vec::new();
-    for edge in [
-        |t: &ryuo::search::params::Tunable| t.min,
-        |t: &ryuo::search::params::Tunable| t.max,
-    ] {
+    for edge in [|t: &Tunable| t.min, |t: &Tunable| t.max] {
         let mut all = SearchParams::DEFAULT;
         for t in TUNABLES {
             (t.set)(&mut all, edge(t));
@@ -390,10 +393,7 @@ fn every_tunable_at_its_bounds_searches_soundly() {
             };
             let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
             assert_line_is_legal(&pos, &r.pv);
-            match r.best {
-                Some(m) => assert!(pos.is_pseudo_legal(m) && pos.is_legal(m), "{sfen}: {m}"),
-                None => assert!(r.declare_win || legal_moves(&pos).is_empty(), "{sfen}"),
-            }
+            assert_best_is_legal(&pos, &r);
         }
     }
 }

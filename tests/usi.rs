@@ -64,6 +64,17 @@ impl Engine {
         e
     }
 
+    /// A started engine with the hidden switch `var` set in its
+    /// environment, past `isready`, with a small hash.
+    fn ready_with_env(var: &str) -> Engine {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ryuo"));
+        command.env(var, "1");
+        let mut e = Engine::start_with(command);
+        e.send("setoption name USI_Hash value 16");
+        e.sync();
+        e
+    }
+
     fn send(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         writeln!(stdin, "{line}").expect("write to ryuo");
@@ -448,11 +459,7 @@ fn command_line_tools_report_tables_that_cannot_be_allocated() {
 
 #[test]
 fn without_a_search_thread_every_go_is_still_answered() {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ryuo"));
-    command.env("RYUO_DEBUG_NO_SEARCH_THREAD", "1");
-    let mut e = Engine::start_with(command);
-    e.send("setoption name USI_Hash value 16");
-    e.sync();
+    let mut e = Engine::ready_with_env("RYUO_DEBUG_NO_SEARCH_THREAD");
     e.send("position startpos moves 7g7f");
     let pos = play(&["7g7f".into()]);
     for go in [
@@ -638,11 +645,7 @@ fn a_long_game_record_with_many_threads() {
 /// engine goes on taking commands.
 #[test]
 fn a_failed_search_still_answers_and_the_engine_goes_on() {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ryuo"));
-    command.env("RYUO_DEBUG_PANIC_IN_SEARCH", "1");
-    let mut e = Engine::start_with(command);
-    e.send("setoption name USI_Hash value 16");
-    e.sync();
+    let mut e = Engine::ready_with_env("RYUO_DEBUG_PANIC_IN_SEARCH");
     e.send("position startpos moves 7g7f");
     let pos = play(&["7g7f".into()]);
     for go in ["go depth 4", "go btime 0 wtime 0 byoyomi 200"] {

@@ -183,9 +183,7 @@ impl Job {
                 for line in &answer.info {
                     out.line(line);
                 }
-                while control.is_pondering() && !control.is_stopped() {
-                    thread::sleep(Duration::from_millis(1));
-                }
+                wait_until_answer_allowed(control, false);
                 Some(answer.bestmove)
             }
             Job::Mate(limit) => Some(solve_mate(searcher, pos, limit, control).usi_line()),
@@ -207,6 +205,14 @@ impl Job {
                 None
             }
         }
+    }
+}
+
+/// Waits while USI forbids an answer: during a ponder (until `ponderhit`
+/// or `stop`), and for `until_stop` (`go infinite`) until `stop`.
+fn wait_until_answer_allowed(control: &Control, until_stop: bool) {
+    while (until_stop || control.is_pondering()) && !control.is_stopped() {
+        thread::sleep(Duration::from_millis(1));
     }
 }
 
@@ -280,9 +286,8 @@ impl Thinking {
                     // thread then ends by the panic, and the input loop
                     // makes a fresh searcher (its state may be broken).
                     o.error("the search failed (an internal error): answering with a legal move");
-                    let waits = owed.as_ref().is_some_and(|w| w.waits_for_stop);
-                    while owed.is_some() && (waits || c.is_pondering()) && !c.is_stopped() {
-                        thread::sleep(Duration::from_millis(1));
+                    if let Some(owed) = &owed {
+                        wait_until_answer_allowed(&c, owed.waits_for_stop);
                     }
                     a.store(true, Ordering::SeqCst);
                     if let Some(owed) = owed {
