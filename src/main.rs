@@ -6,14 +6,12 @@
 use clap::{Parser, Subcommand};
 use ryuo::learn::gensfen::GensfenConfig;
 use ryuo::learn::{PsvReader, PsvWriter};
-use ryuo::nnue::Network;
 use ryuo::position::Position;
 use ryuo::search::{Evaluator, SearchOptions};
 use ryuo::usi::output::perft_report;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(name = "ryuo", version, about = "Ryuo, a USI shogi engine")]
@@ -28,9 +26,13 @@ struct EvalArgs {
     /// Use the hand-crafted evaluation instead of the network.
     #[arg(long)]
     classic: bool,
-    /// Use the network in this file instead of the embedded one.
+    /// Use the network in this file (Ryuo's or YaneuraOu's `nn.bin`
+    /// format) instead of the embedded one.
     #[arg(long, conflicts_with = "classic")]
     eval_file: Option<std::path::PathBuf>,
+    /// Divisor of a YaneuraOu-format network's output (its `FV_SCALE`).
+    #[arg(long, default_value_t = ryuo::nnue::standard::DEFAULT_FV_SCALE)]
+    fv_scale: i32,
 }
 
 impl EvalArgs {
@@ -41,8 +43,8 @@ impl EvalArgs {
         }
         match &self.eval_file {
             None => Evaluator::default(),
-            Some(path) => match Network::load(path) {
-                Ok(net) => Evaluator::Network(Arc::new(net)),
+            Some(path) => match ryuo::nnue::load(path) {
+                Ok(net) => Evaluator::of(&net, self.fv_scale.max(1)),
                 Err(e) => {
                     eprintln!("error: {}: {e}", path.display());
                     std::process::exit(2);
@@ -158,6 +160,37 @@ enum Command {
     /// Opening book tools (YaneuraOu's text format).
     #[command(subcommand)]
     Book(BookCommand),
+    /// YaneuraOu-format network tools.
+    #[command(subcommand)]
+    Nnue(NnueCommand),
+}
+
+#[derive(Subcommand)]
+enum NnueCommand {
+    /// Write a valid network file of an architecture with random weights
+    /// (large enough to exercise every clip and shift; the same seed
+    /// writes the same file), for exactness tests against YaneuraOu.
+    Random {
+        /// Architecture: halfkp_256x2-32-32, halfkp_512x2-16-32,
+        /// halfkp_1024x2-8-32, halfkp_1024x2-8-64 or kp_256x2-32-32.
+        #[arg(long)]
+        arch: String,
+        /// Random seed.
+        #[arg(long)]
+        seed: u64,
+        /// The file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Print `sfen<TAB>value` for each SFEN of a file (one a line), the
+    /// value as the `eval` command prints it (computed from scratch).
+    Eval {
+        /// The positions.
+        #[arg(long)]
+        positions: PathBuf,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
 }
 
 #[derive(Subcommand)]
@@ -269,6 +302,7 @@ fn main() {
                 println!("{},{value},{},{},{}", t.name, t.min, t.max, t.step);
             }
         }
+        Some(Command::Nnue(command)) => exit_on_error(nnue(command)),
         Some(Command::Book(command)) => {
             if let Err(e) = book(command) {
                 eprintln!("error: {e}");
@@ -406,6 +440,48 @@ fn psv_dump(file: &Path, limit: Option<u64>) -> Result<(), String> {
 }
 
 /// Runs a `ryuo book` command.
+fn nnue(command: NnueCommand) -> Result<(), String> {
+    use ryuo::nnue::standard::{Arch, StandardNetwork, ARCHITECTURES};
+    match command {
+        NnueCommand::Random { arch, seed, out } => {
+            let Some(a) = Arch::by_name(&arch) else {
+                let names: Vec<_> = ARCHITECTURES.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "unknown architecture {arch}; one of {}",
+                    names.join(", ")
+                ));
+            };
+            let bytes = StandardNetwork::random(a, seed).to_bytes();
+            std::fs::write(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+            println!(
+                "{}: {arch}, seed {seed}, {} bytes",
+                out.display(),
+                bytes.len()
+            );
+        }
+        NnueCommand::Eval { positions, eval } => {
+            let text = std::fs::read_to_string(&positions)
+                .map_err(|e| format!("{}: {e}", positions.display()))?;
+            let evaluator = eval.evaluator();
+            let mut out = BufWriter::new(io::stdout().lock());
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                let sfen = line.strip_prefix("sfen ").unwrap_or(line);
+                let pos = Position::from_sfen(sfen).map_err(|e| format!("{sfen}: {e}"))?;
+                let v = match &evaluator {
+                    Evaluator::Classic => ryuo::eval::evaluate(&pos),
+                    Evaluator::Network(net) => ryuo::nnue::evaluate_from_scratch(net, &pos),
+                    Evaluator::Standard(net, fv_scale) => ryuo::nnue::standard::value(
+                        ryuo::nnue::standard::evaluate_from_scratch(net, &pos),
+                        *fv_scale,
+                    ),
+                };
+                writeln!(out, "{sfen}\t{v}").map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn book(command: BookCommand) -> Result<(), String> {
     let create = |path: &PathBuf| {
         File::create(path)

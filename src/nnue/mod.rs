@@ -55,7 +55,9 @@ pub const FEATURE_SET_ID: u32 = 1;
 pub const MAX_HIDDEN: usize = 2048;
 
 mod accumulator;
+mod kernels;
 pub mod network;
+pub mod standard;
 
 pub use accumulator::{evaluate_from_scratch, Accumulators, MAX_EVAL};
 pub use network::{Network, NetworkError, FLAG_ADDS_TO_CLASSIC};
@@ -73,6 +75,83 @@ pub fn embedded() -> Option<std::sync::Arc<Network>> {
                 .map(std::sync::Arc::new)
         })
         .clone()
+}
+
+/// A network of either kind, as an evaluation file gives it.
+#[derive(Clone, Debug)]
+pub enum EvalNetwork {
+    /// Ryuo's own format (`RYUONNUE`).
+    Ryuo(std::sync::Arc<Network>),
+    /// A YaneuraOu-format file (`nn.bin`).
+    Standard(std::sync::Arc<standard::StandardNetwork>),
+}
+
+impl EvalNetwork {
+    /// What was loaded, for the `info string` that confirms it.
+    pub fn describe(&self) -> String {
+        match self {
+            EvalNetwork::Ryuo(net) => format!("Ryuo network, {} hidden units", net.hidden()),
+            EvalNetwork::Standard(net) => {
+                format!("YaneuraOu NNUE {}", net.arch().name())
+            }
+        }
+    }
+}
+
+/// Why an evaluation file was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadError {
+    /// It could not be opened or read.
+    Io(String),
+    /// A device or pipe, not a file (it could be read for ever).
+    NotAFile,
+    /// Neither format's opening bytes.
+    UnknownFormat,
+    /// A Ryuo network file, refused.
+    Ryuo(NetworkError),
+    /// A YaneuraOu network file, refused.
+    Standard(standard::FileError),
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::Io(e) => write!(f, "cannot read the file: {e}"),
+            LoadError::NotAFile => write!(f, "not a regular file"),
+            LoadError::UnknownFormat => write!(
+                f,
+                "not a network file: neither Ryuo's (starting RYUONNUE) nor YaneuraOu's (version {:#010x})",
+                standard::VERSION
+            ),
+            LoadError::Ryuo(e) => write!(f, "{e}"),
+            LoadError::Standard(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// Reads an evaluation file of either format, told apart by its first
+/// bytes. Only regular files are read, and never more than their format
+/// allows, so a device or a huge file cannot stall the engine.
+pub fn load(path: &std::path::Path) -> Result<EvalNetwork, LoadError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| LoadError::Io(e.to_string());
+    let file = std::fs::File::open(path).map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return Err(LoadError::NotAFile);
+    }
+    let mut head = Vec::with_capacity(8);
+    file.take(8).read_to_end(&mut head).map_err(io)?;
+    if head.as_slice() == MAGIC {
+        let net = Network::load(path).map_err(LoadError::Ryuo)?;
+        Ok(EvalNetwork::Ryuo(std::sync::Arc::new(net)))
+    } else if standard::StandardNetwork::is_standard_file(&head) {
+        let net = standard::StandardNetwork::load(path).map_err(LoadError::Standard)?;
+        Ok(EvalNetwork::Standard(std::sync::Arc::new(net)))
+    } else {
+        Err(LoadError::UnknownFormat)
+    }
 }
 
 #[cfg(test)]

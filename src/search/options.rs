@@ -3,7 +3,8 @@
 //! with the threads for stop and ponderhit.
 
 use super::params::SearchParams;
-use crate::nnue::Network;
+use crate::nnue::standard::StandardNetwork;
+use crate::nnue::{EvalNetwork, Network};
 use crate::position::EnteringKingRule;
 use crate::time::TimeBudget;
 use crate::types::{Move, Value};
@@ -100,6 +101,19 @@ pub enum Evaluator {
     Classic,
     /// A learned network (`nnue/`).
     Network(Arc<Network>),
+    /// A YaneuraOu-format network (`nnue/standard/`) and the `FV_SCALE`
+    /// its output is divided by.
+    Standard(Arc<StandardNetwork>, i32),
+}
+
+impl Evaluator {
+    /// The evaluator of a loaded network file.
+    pub fn of(network: &EvalNetwork, fv_scale: i32) -> Evaluator {
+        match network {
+            EvalNetwork::Ryuo(net) => Evaluator::Network(Arc::clone(net)),
+            EvalNetwork::Standard(net) => Evaluator::Standard(Arc::clone(net), fv_scale),
+        }
+    }
 }
 
 impl Default for Evaluator {

@@ -8,7 +8,8 @@ use super::params::*;
 use super::tt::TranspositionTable;
 use super::*;
 use crate::mate::MateSolver;
-use crate::nnue::Accumulators;
+use crate::nnue::standard::{self, StandardAccumulators};
+use crate::nnue::{Accumulators, MAX_EVAL};
 use crate::position::Position;
 use crate::types::{Move, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -58,6 +59,8 @@ pub(crate) struct ThreadData {
     lmr_params: SearchParams,
     /// The network's hidden layer along the search path.
     pub accumulators: Accumulators,
+    /// The same for a YaneuraOu-format network.
+    pub standard_accumulators: StandardAccumulators,
     /// The main thread's `currmove` reports, during a search.
     pub currmove: Option<CurrMoveSink>,
 }
@@ -83,6 +86,7 @@ impl ThreadData {
             lmr,
             lmr_params: SearchParams::DEFAULT,
             accumulators: Accumulators::new(),
+            standard_accumulators: StandardAccumulators::new(),
             currmove: None,
         }
     }
@@ -93,6 +97,10 @@ impl ThreadData {
         match evaluator {
             Evaluator::Classic => crate::eval::evaluate(&self.pos),
             Evaluator::Network(net) => self.accumulators.evaluate(net, &self.pos),
+            Evaluator::Standard(net, fv_scale) => {
+                let output = self.standard_accumulators.evaluate(net, &self.pos);
+                standard::value(output, *fv_scale).clamp(-MAX_EVAL, MAX_EVAL)
+            }
         }
     }
 }
@@ -298,8 +306,10 @@ impl Searcher {
             }
             td.nodes = 0;
             td.stopped = false;
-            if let Evaluator::Network(net) = &options.evaluator {
-                td.accumulators.bind(net);
+            match &options.evaluator {
+                Evaluator::Network(net) => td.accumulators.bind(net),
+                Evaluator::Standard(net, _) => td.standard_accumulators.bind(net),
+                Evaluator::Classic => {}
             }
         }
         let main = &mut self.main;

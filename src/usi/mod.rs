@@ -26,7 +26,7 @@ pub mod thinking;
 
 use crate::eval::explain;
 use crate::memory::fits_in_memory;
-use crate::nnue::Network;
+use crate::nnue::EvalNetwork;
 use crate::position::Position;
 use crate::search::{Control, Evaluator, Limits, SearchOptions, Searcher};
 use crate::time::remaining_budget;
@@ -135,9 +135,9 @@ pub struct Engine {
     received: Instant,
     /// The search thread of the running request, until joined.
     thinking: Option<Thinking>,
-    /// The evaluation network in use and the `EvalFile` it came from
-    /// (`None`: the embedded one).
-    network: Option<Arc<Network>>,
+    /// The evaluation network in use and the file it came from (`None`:
+    /// the embedded one).
+    network: Option<EvalNetwork>,
     network_file: Option<String>,
     /// Requests that came while another was running, oldest first.
     queue: VecDeque<Request>,
@@ -162,7 +162,7 @@ impl Engine {
             memory: SearchMemory::Clean,
             received: Instant::now(),
             thinking: None,
-            network: crate::nnue::embedded(),
+            network: crate::nnue::embedded().map(EvalNetwork::Ryuo),
             network_file: None,
             queue: VecDeque::new(),
             stochastic: None,
@@ -423,24 +423,24 @@ impl Engine {
         self.out.line("readyok");
     }
 
-    /// Loads the network that `EvalFile` names if it is not the one in
-    /// use. A file that cannot be read or is not a network gets an error
-    /// line and the network in use is kept.
+    /// Loads the network that `EvalFile` or `EvalDir` names if it is not
+    /// the one in use. A file that cannot be read or is not a network gets
+    /// an error line naming the cause, and the network in use is kept.
     fn load_network(&mut self) {
-        let wanted = self.options.eval_file().map(str::to_string);
+        let wanted = self.options.eval_file();
         if wanted == self.network_file {
             return;
         }
         match &wanted {
-            None => self.network = crate::nnue::embedded(),
-            Some(path) => match Network::load(std::path::Path::new(path)) {
+            None => self.network = crate::nnue::embedded().map(EvalNetwork::Ryuo),
+            Some(path) => match crate::nnue::load(std::path::Path::new(path)) {
                 Ok(net) => {
                     self.out.info_string(&format!(
-                        "EvalFile {}: network loaded ({} hidden units)",
+                        "EvalFile {}: loaded, {}",
                         shorten(path, 200),
-                        net.hidden()
+                        net.describe()
                     ));
-                    self.network = Some(Arc::new(net));
+                    self.network = Some(net);
                 }
                 Err(e) => {
                     return self.out.error(&format!(
@@ -453,23 +453,34 @@ impl Engine {
         self.network_file = wanted;
     }
 
-    /// The search options with the evaluation chosen by `ClassicEval` and
-    /// `EvalFile`.
+    /// The search options with the evaluation chosen by `ClassicEval`,
+    /// `EvalFile`/`EvalDir` and `FV_SCALE`.
     fn search_options(&self) -> SearchOptions {
         let mut options = self.options.search_options();
         options.evaluator = match &self.network {
-            Some(net) if !self.options.check("ClassicEval") => Evaluator::Network(Arc::clone(net)),
+            Some(net) if !self.options.check("ClassicEval") => {
+                Evaluator::of(net, self.options.fv_scale())
+            }
             _ => Evaluator::Classic,
         };
         options
     }
 
-    /// The `eval` command: the score of the evaluation in use, and the
+    /// The `eval` command: the score of the evaluation in use (for a
+    /// YaneuraOu-format network in YaneuraOu's own units, unclamped by the
+    /// search's limit, so that the two engines' `eval` compare), and the
     /// hand-crafted terms for reference.
     fn eval(&mut self) {
         let options = self.search_options();
-        if let Evaluator::Network(net) = &options.evaluator {
-            let v = crate::nnue::evaluate_from_scratch(net, &self.pos);
+        let v = match &options.evaluator {
+            Evaluator::Network(net) => Some(crate::nnue::evaluate_from_scratch(net, &self.pos)),
+            Evaluator::Standard(net, fv_scale) => {
+                let output = crate::nnue::standard::evaluate_from_scratch(net, &self.pos);
+                Some(crate::nnue::standard::value(output, *fv_scale))
+            }
+            Evaluator::Classic => None,
+        };
+        if let Some(v) = v {
             self.out.line(&format!(
                 "info string network evaluation (side to move): {v} cp"
             ));

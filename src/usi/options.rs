@@ -18,6 +18,9 @@ use std::time::Duration;
 /// `EvalFile` value that names the network built into the binary.
 pub const EMBEDDED_NETWORK: &str = "<internal>";
 
+/// The evaluation file's name inside an `EvalDir` folder (YaneuraOu's).
+pub const STANDARD_FILE_NAME: &str = "nn.bin";
+
 /// Hash table size when none is set (MiB).
 pub const DEFAULT_HASH_MIB: i64 = 256;
 
@@ -171,6 +174,13 @@ impl Options {
                 value: OptionValue::None,
             },
             text("EvalFile", EMBEDDED_NETWORK),
+            text("EvalDir", EMBEDDED_NETWORK),
+            spin(
+                "FV_SCALE",
+                crate::nnue::standard::DEFAULT_FV_SCALE as i64,
+                1,
+                128,
+            ),
             check("ClassicEval", false),
         ];
         for (name, _) in Features::ABLATIONS {
@@ -255,12 +265,37 @@ impl Options {
     }
 
     /// The network file asked for; `None` for the embedded network.
-    pub fn eval_file(&self) -> Option<&str> {
-        let name = self.text("EvalFile").trim();
-        let embedded = name.is_empty()
-            || name.eq_ignore_ascii_case(EMBEDDED_NETWORK)
-            || name.eq_ignore_ascii_case("<empty>");
-        (!embedded).then_some(name)
+    /// `EvalFile` (a file) wins over `EvalDir` (a folder holding `nn.bin`,
+    /// as YaneuraOu users know it): the more specific setting. A relative
+    /// `EvalDir` that does not exist from the working folder is looked
+    /// for beside the engine binary, where YaneuraOu looks.
+    pub fn eval_file(&self) -> Option<String> {
+        let given = |name: &str| {
+            let name = name.trim();
+            let embedded = name.is_empty()
+                || name.eq_ignore_ascii_case(EMBEDDED_NETWORK)
+                || name.eq_ignore_ascii_case("<empty>");
+            (!embedded).then(|| name.to_string())
+        };
+        if let Some(file) = given(self.text("EvalFile")) {
+            return Some(file);
+        }
+        let dir = std::path::PathBuf::from(given(self.text("EvalDir"))?);
+        let beside_binary = || {
+            let exe = std::env::current_exe().ok()?;
+            Some(exe.parent()?.join(&dir))
+        };
+        let dir = if dir.is_relative() && !dir.exists() {
+            beside_binary().unwrap_or(dir)
+        } else {
+            dir
+        };
+        Some(dir.join(STANDARD_FILE_NAME).to_string_lossy().into_owned())
+    }
+
+    /// The divisor of a YaneuraOu-format network's output.
+    pub fn fv_scale(&self) -> i32 {
+        self.spin("FV_SCALE") as i32
     }
 
     /// The value of a check option (false for a name that is not a check).

@@ -1,0 +1,261 @@
+//! YaneuraOu-format networks (`nn.bin`): exact against YaneuraOu, the same
+//! incrementally as from scratch, and refused with a reason when bad.
+//!
+//! `tests/data/standard_nnue_expected.tsv` holds YaneuraOu's own `eval` of
+//! 2,400 positions for a random network of each architecture
+//! (`ryuo nnue random --arch A --seed 1`, remade by
+//! `tests/oracle/make_standard_nnue_tsv.sh`); the test regenerates each
+//! network from its seed here, without YaneuraOu.
+
+mod common;
+
+use common::{Engine, SHORT};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use ryuo::movegen::legal_moves;
+use ryuo::nnue::standard::{
+    evaluate_from_scratch, value, Arch, StandardAccumulators, StandardNetwork,
+};
+use ryuo::position::Position;
+use std::sync::Arc;
+
+const EXPECTED: &str = include_str!("data/standard_nnue_expected.tsv");
+
+/// The network of `arch` the expected values were computed for, read
+/// back through the file format.
+fn oracle_network(arch: &str) -> StandardNetwork {
+    let arch = Arch::by_name(arch).expect("a supported architecture");
+    let bytes = StandardNetwork::random(arch, 1).to_bytes();
+    StandardNetwork::from_bytes(&bytes).expect("a valid file")
+}
+
+#[test]
+fn every_architecture_evaluates_exactly_as_yaneuraou() {
+    let mut lines = EXPECTED.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+    assert!(rows.len() >= 2000);
+    let positions: Vec<Position> = rows
+        .iter()
+        .map(|r| Position::from_sfen(r[0]).unwrap())
+        .collect();
+    for (col, name) in header.iter().enumerate().skip(1) {
+        let (arch, fv_scale) = match name.split_once('@') {
+            Some((a, s)) => (a, s.parse().unwrap()),
+            None => (*name, 16),
+        };
+        let net = oracle_network(arch);
+        let mut mismatches = Vec::new();
+        for (row, pos) in rows.iter().zip(&positions) {
+            let expected: i32 = row[col].parse().unwrap();
+            let got = value(evaluate_from_scratch(&net, pos), fv_scale);
+            if got != expected {
+                mismatches.push(format!("{}: {got} != {expected}", row[0]));
+            }
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{name}: {} of {} positions differ, e.g. {:?}",
+            mismatches.len(),
+            rows.len(),
+            &mismatches[..mismatches.len().min(3)]
+        );
+    }
+}
+
+/// Random games with take-backs and null moves, as a search walks a tree,
+/// evaluating a share of the nodes: the incremental accumulators (replays,
+/// king-move rebuilds through the refresh cache) must equal a computation
+/// from scratch everywhere.
+fn random_walk(arch: &str, seed: u64, eval_rate: f64) -> usize {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let net = Arc::new(StandardNetwork::random(Arch::by_name(arch).unwrap(), seed));
+    let mut acc = StandardAccumulators::new();
+    let mut checked = 0;
+    for _game in 0..12 {
+        let mut pos = Position::startpos();
+        let mut path = Vec::new();
+        for _step in 0..300 {
+            let moves = legal_moves(&pos);
+            let roll = rng.gen_range(0..10);
+            if (roll < 2 && !path.is_empty()) || moves.is_empty() {
+                match path.pop() {
+                    Some(Some(m)) => pos.undo_move(m),
+                    Some(None) => pos.undo_null_move(),
+                    None => break,
+                }
+            } else if roll == 2 && !pos.in_check() {
+                pos.do_null_move();
+                path.push(None);
+            } else {
+                // Prefer captures, drops and king moves: hands fill and
+                // empty, and HalfKP accumulators are rebuilt.
+                let king = |m: &ryuo::types::Move| {
+                    !m.is_drop() && pos.piece_on(m.from()).kind() == ryuo::types::PieceType::King
+                };
+                let m = *moves
+                    .iter()
+                    .filter(|&&m| pos.is_capture(m) || m.is_drop() || king(&m))
+                    .collect::<Vec<_>>()
+                    .choose(&mut rng)
+                    .filter(|_| rng.gen_bool(0.7))
+                    .copied()
+                    .unwrap_or_else(|| moves.choose(&mut rng).unwrap());
+                pos.do_move(m);
+                path.push(Some(m));
+            }
+            if rng.gen_bool(eval_rate) {
+                let fast = acc.evaluate(&net, &pos);
+                let slow = evaluate_from_scratch(&net, &pos);
+                assert_eq!(fast, slow, "{arch}: {}", pos.to_sfen());
+                checked += 1;
+            }
+        }
+    }
+    checked
+}
+
+#[test]
+fn incremental_halfkp_matches_from_scratch() {
+    assert!(random_walk("halfkp_256x2-32-32", 3, 1.0) > 2000);
+    assert!(random_walk("halfkp_256x2-32-32", 4, 0.1) > 200);
+}
+
+#[test]
+fn incremental_kp_matches_from_scratch() {
+    assert!(random_walk("kp_256x2-32-32", 5, 1.0) > 2000);
+    assert!(random_walk("kp_256x2-32-32", 6, 0.1) > 200);
+}
+
+/// A test file in a fresh temporary folder (removed by the caller's
+/// `TempDir`).
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ryuo-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The value `eval` prints.
+fn printed_eval(e: &mut Engine, sfen: &str) -> i32 {
+    e.send(&format!("position sfen {sfen}"));
+    e.send("eval");
+    let lines = e.expect(|l| l.starts_with("info string network evaluation"), SHORT);
+    let line = lines.last().unwrap();
+    line.split(": ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(" cp")
+        .parse()
+        .unwrap()
+}
+
+/// Through the real binary: `EvalDir` (a folder holding `nn.bin`), `eval`
+/// in YaneuraOu's units with `FV_SCALE`, and searches with the network.
+#[test]
+fn the_engine_loads_nn_bin_from_eval_dir_and_prints_yaneuraous_values() {
+    let dir = TempDir::new("evaldir");
+    dir.file("nn.bin", &oracle_network("kp_256x2-32-32").to_bytes());
+    let folder = dir.0.to_string_lossy().into_owned();
+    let (mut e, ready) = Engine::with(&[("EvalDir", &folder)]);
+    assert!(
+        ready.iter().any(|l| l.contains("kp_256x2-32-32")),
+        "{ready:?}"
+    );
+    let mut lines = EXPECTED.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = header.iter().position(|&h| h == "kp_256x2-32-32").unwrap();
+    for row in lines.take(20) {
+        let row: Vec<&str> = row.split('\t').collect();
+        assert_eq!(
+            printed_eval(&mut e, row[0]),
+            row[col].parse::<i32>().unwrap()
+        );
+    }
+    // FV_SCALE divides the output: at 1 the value is 16 times larger,
+    // up to the truncation of the division by 16.
+    let first: Vec<&str> = EXPECTED.lines().nth(1).unwrap().split('\t').collect();
+    e.send("setoption name FV_SCALE value 1");
+    let raw = printed_eval(&mut e, first[0]);
+    assert_eq!(raw / 16, first[col].parse::<i32>().unwrap());
+    let (_, best) = e.play(&format!("position sfen {}", first[0]));
+    assert_ne!(best, "resign");
+}
+
+/// Bad files never hurt a game: an error naming the cause at `isready`,
+/// the network in use kept (the `eval` value does not change), the engine
+/// answering on.
+#[test]
+fn bad_network_files_are_refused_with_their_cause() {
+    let dir = TempDir::new("badnn");
+    let good = oracle_network("kp_256x2-32-32").to_bytes();
+    let good_path = dir.file("good.bin", &good);
+    let (mut e, ready) = Engine::with(&[("EvalFile", &good_path)]);
+    assert!(ready.iter().all(|l| !l.contains("error")), "{ready:?}");
+    let sfen = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2";
+    let before = printed_eval(&mut e, sfen);
+
+    let mut wrong_version = good.clone();
+    wrong_version[0] ^= 0xFF;
+    let mut wrong_hash = good.clone();
+    wrong_hash[4] ^= 1;
+    let mut trailing = good.clone();
+    trailing.extend_from_slice(b"xyz");
+    let description = "Features=HalfKA_hm[73305->1536x2],Network=AffineTransform[1<-32]";
+    let mut unknown = ryuo::nnue::standard::VERSION.to_le_bytes().to_vec();
+    unknown.extend_from_slice(&0xDEAD_BEEFu32.to_le_bytes());
+    unknown.extend_from_slice(&(description.len() as u32).to_le_bytes());
+    unknown.extend_from_slice(description.as_bytes());
+    let cases: Vec<(String, &str)> = vec![
+        (
+            dir.0.join("missing.bin").to_string_lossy().into(),
+            "cannot read",
+        ),
+        (
+            dir.file("truncated.bin", &good[..good.len() / 2]),
+            "truncated",
+        ),
+        (
+            dir.file("version.bin", &wrong_version),
+            "not a network file",
+        ),
+        (dir.file("hash.bin", &wrong_hash), "structure hash"),
+        (dir.file("trailing.bin", &trailing), "3 unexpected bytes"),
+        (
+            dir.file("unknown.bin", &unknown),
+            "HalfKA_hm[73305->1536x2]",
+        ),
+        (dir.file("empty.bin", b""), "not a network file"),
+        ("/dev/zero".into(), "not a regular file"),
+        (dir.0.to_string_lossy().into(), "not a regular file"),
+    ];
+    for (path, cause) in cases {
+        e.send(&format!("setoption name EvalFile value {path}"));
+        let lines = e.sync();
+        let error = lines
+            .iter()
+            .find(|l| l.starts_with("info string error"))
+            .unwrap_or_else(|| panic!("{path}: no error in {lines:?}"));
+        assert!(error.contains(cause), "{path}: {error}");
+        assert!(error.contains("previous network is kept"), "{error}");
+        assert_eq!(printed_eval(&mut e, sfen), before, "{path}");
+    }
+    let (_, best) = e.play(&format!("position sfen {sfen}"));
+    assert_ne!(best, "resign");
+}
