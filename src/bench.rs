@@ -5,8 +5,11 @@
 //! ordering technique off in turn and prints the node and time ratios
 //! against the full search (the method of SEARCH_NOTES, 002).
 
+use crate::nnue::standard::StandardAccumulators;
+use crate::nnue::Accumulators;
 use crate::position::Position;
-use crate::search::{Control, Features, Limits, SearchOptions, Searcher, Silent};
+use crate::search::{Control, Evaluator, Features, Limits, SearchOptions, Searcher, Silent};
+use crate::types::Move;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -169,4 +172,53 @@ mod tests {
             crate::position::Position::from_sfen(sfen).unwrap_or_else(|e| panic!("{sfen}: {e}"));
         }
     }
+}
+
+/// What `ryuo nnue bench` measured.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalThroughput {
+    /// Evaluations made (one after every move).
+    pub evals: u64,
+    /// Time spent making the moves and evaluating.
+    pub time: Duration,
+    /// Sum of the values (YaneuraOu's units for its networks), so that two
+    /// engines can show they evaluated the same positions the same.
+    pub checksum: i64,
+}
+
+/// Plays each game's moves from its start position `repeat` times,
+/// evaluating after every move: incremental evaluation as a search does it
+/// along one line. Only the moves and the evaluations are timed.
+pub fn eval_throughput(
+    evaluator: &Evaluator,
+    games: &[(Position, Vec<Move>)],
+    repeat: usize,
+) -> EvalThroughput {
+    let mut ryuo = Accumulators::new();
+    let mut standard = StandardAccumulators::new();
+    let mut result = EvalThroughput {
+        evals: 0,
+        time: Duration::ZERO,
+        checksum: 0,
+    };
+    for _ in 0..repeat {
+        for (start, moves) in games {
+            let mut pos = start.clone();
+            let begin = Instant::now();
+            for &m in moves {
+                pos.do_move(m);
+                let v = match evaluator {
+                    Evaluator::Classic => crate::eval::evaluate(&pos),
+                    Evaluator::Network(net) => ryuo.evaluate(net, &pos),
+                    Evaluator::Standard(net, fv_scale) => {
+                        crate::nnue::standard::value(standard.evaluate(net, &pos), *fv_scale)
+                    }
+                };
+                result.checksum += i64::from(v);
+            }
+            result.time += begin.elapsed();
+            result.evals += moves.len() as u64;
+        }
+    }
+    result
 }

@@ -4,8 +4,9 @@
 //! `movegen`, `eval`. The rules core (`types`, `bitboard`, `position`,
 //! `movegen`) knows nothing of search or protocol.
 
-// `unsafe` is denied everywhere but in `hints`: a cache prefetch, a
-// huge-page advice, and the CPU dispatch of `cpu_kernel!`.
+// `unsafe` is denied everywhere but in `hints` (a cache prefetch, a
+// huge-page advice, and the CPU dispatch of `cpu_kernel!`) and in
+// `nnue::standard::simd` (AVX2 intrinsics no safe code compiles to).
 #![deny(unsafe_code)]
 
 pub mod bench;

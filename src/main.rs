@@ -182,6 +182,19 @@ enum NnueCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Evaluation throughput: play each game of a file (`startpos moves
+    /// …` or `sfen … moves …` a line) evaluating after every move, as
+    /// YaneuraOu's `evalbench` (a local patch for measuring) does.
+    Bench {
+        /// The games.
+        #[arg(long)]
+        games: PathBuf,
+        /// Play the games this many times.
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
     /// Print `sfen<TAB>value` for each SFEN of a file (one a line), the
     /// value as the `eval` command prints it (computed from scratch).
     Eval {
@@ -457,6 +470,42 @@ fn nnue(command: NnueCommand) -> Result<(), String> {
                 "{}: {arch}, seed {seed}, {} bytes",
                 out.display(),
                 bytes.len()
+            );
+        }
+        NnueCommand::Bench {
+            games,
+            repeat,
+            eval,
+        } => {
+            let text =
+                std::fs::read_to_string(&games).map_err(|e| format!("{}: {e}", games.display()))?;
+            let mut list = Vec::new();
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let split = words
+                    .iter()
+                    .position(|&w| w == "moves")
+                    .unwrap_or(words.len());
+                let mut pos = ryuo::usi::parse_position(&words[..split])?;
+                let start = pos.clone();
+                let mut moves = Vec::new();
+                for w in words.iter().skip(split + 1) {
+                    let m = pos
+                        .parse_usi_move(w)
+                        .ok_or_else(|| format!("illegal move {w} in: {line}"))?;
+                    pos.do_move(m);
+                    moves.push(m);
+                }
+                list.push((start, moves));
+            }
+            let t = ryuo::bench::eval_throughput(&eval.evaluator(), &list, repeat);
+            let secs = t.time.as_secs_f64().max(1e-9);
+            println!(
+                "positions {} time_ms {} evals_per_sec {:.0} checksum {}",
+                t.evals,
+                t.time.as_millis(),
+                t.evals as f64 / secs,
+                t.checksum
             );
         }
         NnueCommand::Eval { positions, eval } => {

@@ -8,16 +8,19 @@
 //!
 //! A rebuild goes through a refresh cache (Stockfish's "Finny tables"):
 //! per perspective and king square, the accumulator last built there and
-//! the features it holds. Rebuilding is then adding and removing the few
-//! features that differ from that entry, not summing all forty.
+//! the board and hands it holds. Rebuilding is then adding and removing the
+//! few features of the squares and hand counts that differ from that entry,
+//! not summing all forty. After a rebuild the few ancestors linked to it by
+//! the same king square are derived backwards, so that the siblings of a
+//! node whose evaluation came from the hash table replay from a shared
+//! ancestor instead of rebuilding too.
 
-use super::features::{Active, Layout, MAX_ACTIVE};
+use super::features::{hand_piece, Layout, PIECES};
 use super::file::StandardNetwork;
 use super::layers::propagate;
 use crate::nnue::kernels::{add_row, sub_row, update_1_1, update_2_2};
 use crate::position::Position;
-use crate::types::{Color, PieceType, Square};
-use arrayvec::ArrayVec;
+use crate::types::{Color, Hand, Piece, PieceType, Square};
 use std::sync::Arc;
 
 /// Ring size: more than the deepest search path.
@@ -25,6 +28,26 @@ const RING: usize = 256;
 
 /// Moves replayed at most before a rebuild is cheaper.
 const MAX_REPLAY: usize = 8;
+
+/// Ancestors derived backwards after a rebuild.
+const REBUILD_ANCESTORS: usize = 4;
+
+/// What a refresh cache entry's accumulator holds: a board, hands, and the
+/// number of absent pieces (each one the feature of BonaPiece 0).
+#[derive(Clone)]
+struct CacheEntry {
+    board: [Piece; Square::NUM],
+    hands: [Hand; 2],
+    absent: u32,
+}
+
+impl CacheEntry {
+    const EMPTY: CacheEntry = CacheEntry {
+        board: [Piece::EMPTY; Square::NUM],
+        hands: [Hand::EMPTY; 2],
+        absent: 0,
+    };
+}
 
 /// Per-thread accumulator store for one classic network.
 pub struct StandardAccumulators {
@@ -38,9 +61,9 @@ pub struct StandardAccumulators {
     /// `RING × 2 perspectives × half` sums.
     values: Vec<i16>,
     /// Refresh cache: `2 perspectives × blocks` entries of `half` sums and
-    /// the sorted features they hold.
+    /// the position they hold.
     cache_values: Vec<i16>,
-    cache_features: Vec<Active>,
+    cache_entries: Vec<CacheEntry>,
     blocks: usize,
 }
 
@@ -61,7 +84,7 @@ impl StandardAccumulators {
             valid: vec![[false; 2]; RING],
             values: Vec::new(),
             cache_values: Vec::new(),
-            cache_features: Vec::new(),
+            cache_entries: Vec::new(),
             blocks: 0,
         }
     }
@@ -90,7 +113,7 @@ impl StandardAccumulators {
             .cycle()
             .take(2 * self.blocks * self.half)
             .collect();
-        self.cache_features = vec![Active::new(); 2 * self.blocks];
+        self.cache_entries = vec![CacheEntry::EMPTY; 2 * self.blocks];
     }
 
     /// The output of `net` on `pos` (before the division by `FV_SCALE`).
@@ -164,19 +187,26 @@ impl StandardAccumulators {
             Some(base) => {
                 let offset = self.layout.piece_offset(pos, p);
                 for i in base + 1..=n {
-                    self.replay(pos, i, p, offset);
+                    self.transfer(pos, i, p, offset, false);
                 }
             }
             None => self.rebuild(pos, n, p),
         }
     }
 
-    /// Computes `p`'s accumulator of state `i` from state `i - 1`'s.
-    fn replay(&mut self, pos: &Position, i: usize, p: Color, offset: u32) {
+    /// Computes `p`'s accumulator of state `i` from state `i - 1`'s
+    /// (forward) or of `i - 1` from `i`'s (backward: the same rows with
+    /// added and removed swapped, exact in wrapping arithmetic). The move
+    /// into `i` must not be `p`'s king move under HalfKP.
+    fn transfer(&mut self, pos: &Position, i: usize, p: Color, offset: u32, backward: bool) {
         let Some(net) = self.net.clone() else { return };
         let change = pos.state_change(i);
-        let (added, removed) = self.layout.changed(p, offset, &change).unwrap_or_default();
-        let (src, dst) = (self.range((i - 1) % RING, p), self.range(i % RING, p));
+        let (mut added, mut removed) = self.layout.changed(p, offset, &change).unwrap_or_default();
+        let (mut src, mut dst) = (self.range((i - 1) % RING, p), self.range(i % RING, p));
+        if backward {
+            std::mem::swap(&mut added, &mut removed);
+            std::mem::swap(&mut src, &mut dst);
+        }
         let (input, output) = if src.start < dst.start {
             let (a, b) = self.values.split_at_mut(dst.start);
             (&a[src], &mut b[..self.half])
@@ -198,61 +228,75 @@ impl StandardAccumulators {
                 removed.iter().for_each(|&f| sub_row(output, net.row(f)));
             }
         }
-        self.mark_valid(pos, i, p);
+        self.mark_valid(pos, if backward { i - 1 } else { i }, p);
     }
 
-    /// Rebuilds `p`'s accumulator of state `n` through the refresh cache.
+    /// Rebuilds `p`'s accumulator of state `n` through the refresh cache,
+    /// then derives its ancestors linked by the same king square.
     fn rebuild(&mut self, pos: &Position, n: usize, p: Color) {
         let Some(net) = self.net.clone() else { return };
-        let mut now = self.layout.active(pos, p);
-        now.sort_unstable();
+        let layout = self.layout;
+        let offset = layout.piece_offset(pos, p);
         let block = if self.blocks == 1 {
             0
         } else {
-            self.layout.piece_offset(pos, p) as usize / super::arch::FE_END
+            offset as usize / super::arch::FE_END
         };
-        let entry = p.index() * self.blocks + block;
+        let e = p.index() * self.blocks + block;
         let dst = self.range(n % RING, p);
-        let acc = &mut self.cache_values[entry * self.half..(entry + 1) * self.half];
-        let (added, removed) = sorted_difference(&now, &self.cache_features[entry]);
-        added.iter().for_each(|&f| add_row(acc, net.row(f)));
-        removed.iter().for_each(|&f| sub_row(acc, net.row(f)));
-        self.cache_features[entry] = now;
+        let acc = &mut self.cache_values[e * self.half..(e + 1) * self.half];
+        let entry = &mut self.cache_entries[e];
+        let mut present = 0;
+        for sq in Square::all() {
+            let (old, new) = (entry.board[sq.index()], pos.piece_on(sq));
+            present += u32::from(!new.is_empty() && new.kind() != PieceType::King);
+            if old == new {
+                continue;
+            }
+            if !old.is_empty() {
+                if let Some(f) = layout.piece_feature(p, offset, old, sq) {
+                    sub_row(acc, net.row(f));
+                }
+            }
+            if !new.is_empty() {
+                if let Some(f) = layout.piece_feature(p, offset, new, sq) {
+                    add_row(acc, net.row(f));
+                }
+            }
+            entry.board[sq.index()] = new;
+        }
+        for owner in Color::ALL {
+            let (old, new) = (entry.hands[owner.index()], pos.hand(owner));
+            for pt in PieceType::HAND {
+                let (a, b) = (old.count(pt), new.count(pt));
+                present += b;
+                for slot in b..a {
+                    sub_row(acc, net.row(offset + hand_piece(p, owner, pt, slot)));
+                }
+                for slot in a..b {
+                    add_row(acc, net.row(offset + hand_piece(p, owner, pt, slot)));
+                }
+            }
+            entry.hands[owner.index()] = new;
+        }
+        // SFEN validation caps a position at a set's pieces.
+        let absent = PIECES as u32 - present.min(PIECES as u32);
+        for _ in absent..entry.absent {
+            sub_row(acc, net.row(offset));
+        }
+        for _ in entry.absent..absent {
+            add_row(acc, net.row(offset));
+        }
+        entry.absent = absent;
         self.values[dst].copy_from_slice(acc);
         self.mark_valid(pos, n, p);
-    }
-}
-
-/// Features in `now` but not in `before`, and in `before` but not in
-/// `now`, counting repeats (absent pieces repeat one feature).
-fn sorted_difference(
-    now: &[u32],
-    before: &[u32],
-) -> (ArrayVec<u32, MAX_ACTIVE>, ArrayVec<u32, MAX_ACTIVE>) {
-    let (mut added, mut removed) = (ArrayVec::new(), ArrayVec::new());
-    let (mut i, mut j) = (0, 0);
-    while i < now.len() || j < before.len() {
-        match (now.get(i), before.get(j)) {
-            (Some(a), Some(b)) if a == b => {
-                i += 1;
-                j += 1;
-            }
-            (Some(&a), Some(&b)) if a < b => {
-                added.push(a);
-                i += 1;
-            }
-            (Some(&a), None) => {
-                added.push(a);
-                i += 1;
-            }
-            (_, Some(&b)) => {
-                removed.push(b);
-                j += 1;
-            }
-            (None, None) => unreachable!("the loop condition"),
+        let lowest = n.saturating_sub(REBUILD_ANCESTORS);
+        let mut i = n;
+        while i > lowest && !self.rebuilds(pos, i, p) {
+            self.transfer(pos, i, p, offset, true);
+            i -= 1;
         }
     }
-    (added, removed)
 }
 
 /// The output of `net` on `pos` computed from scratch: the reference the
@@ -270,16 +314,4 @@ pub fn evaluate_from_scratch(net: &StandardNetwork, pos: &Position) -> i32 {
     };
     let stm = pos.side_to_move();
     propagate(net, &acc(stm), &acc(!stm))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sorted_difference_counts_repeats() {
-        let (a, r) = sorted_difference(&[1, 1, 1, 5, 9], &[1, 3, 5, 5]);
-        assert_eq!(a.as_slice(), &[1, 1, 9]);
-        assert_eq!(r.as_slice(), &[3, 5]);
-    }
 }

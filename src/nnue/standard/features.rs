@@ -142,6 +142,25 @@ impl Layout {
         (FE_END + block + relative(perspective, sq)) as u32
     }
 
+    /// The feature of `piece` on `sq` given the perspective's piece offset;
+    /// `None` for a king under HalfKP (kings are no pieces there).
+    #[inline(always)]
+    pub fn piece_feature(
+        &self,
+        perspective: Color,
+        offset: u32,
+        piece: Piece,
+        sq: Square,
+    ) -> Option<u32> {
+        if piece.kind() != PieceType::King {
+            Some(offset + board_piece(perspective, piece, sq))
+        } else if self.set == FeatureSet::Kp {
+            Some(Layout::king_feature(perspective, piece.color(), sq))
+        } else {
+            None
+        }
+    }
+
     /// Every active feature of `pos` from `perspective`.
     pub fn active(&self, pos: &Position, perspective: Color) -> Active {
         let offset = self.piece_offset(pos, perspective);

@@ -38,9 +38,12 @@ pub struct StandardNetwork {
     /// First hidden layer: `l1` rows of `2·half` inputs.
     pub(crate) l1_bias: Vec<i32>,
     pub(crate) l1_weights: Vec<i8>,
+    /// The same weights in the order of the AVX2 kernel (`simd.rs`).
+    pub(crate) l1_scrambled: Vec<i8>,
     /// Second hidden layer: `l2` rows of `padded(l1)`.
     pub(crate) l2_bias: Vec<i32>,
     pub(crate) l2_weights: Vec<i8>,
+    pub(crate) l2_scrambled: Vec<i8>,
     /// Output: one row of `padded(l2)`.
     pub(crate) out_bias: i32,
     pub(crate) out_weights: Vec<i8>,
@@ -339,12 +342,15 @@ impl StandardNetwork {
             ft_bias,
             ft_weights,
             l1_bias,
+            l1_scrambled: Vec::new(),
             l1_weights,
             l2_bias,
             l2_weights,
+            l2_scrambled: Vec::new(),
             out_bias,
             out_weights,
-        })
+        }
+        .in_kernel_order())
     }
 
     /// The file bytes of this network.
@@ -411,12 +417,24 @@ impl StandardNetwork {
             ft_bias,
             ft_weights,
             l1_bias,
+            l1_scrambled: Vec::new(),
             l1_weights,
             l2_bias,
             l2_weights,
+            l2_scrambled: Vec::new(),
             out_bias: out_bias[0],
             out_weights,
         }
+        .in_kernel_order()
+    }
+
+    /// Fills the hidden layers' weights in the AVX2 kernel's order.
+    fn in_kernel_order(mut self) -> StandardNetwork {
+        use super::simd::scramble;
+        let (half, l1, l2) = (self.arch.half, self.arch.l1, self.arch.l2);
+        self.l1_scrambled = scramble(&self.l1_weights, l1, padded(2 * half), 2 * half);
+        self.l2_scrambled = scramble(&self.l2_weights, l2, padded(l1), l1);
+        self
     }
 
     /// The transformer row of `feature`.

@@ -62,25 +62,38 @@ pub fn propagate(net: &StandardNetwork, us: &[i16], them: &[i16]) -> i32 {
 
     let mut sums = [0i32; MAX_L2];
     let mut hidden1 = [0u8; MAX_L1];
-    let stride = net.l1_weights.len() / l1;
-    affine(
-        &mut sums[..l1],
-        input,
-        &net.l1_weights,
-        &net.l1_bias,
-        stride,
-    );
+    let fast = super::simd::affine_sparse(&mut sums[..l1], input, &net.l1_scrambled, &net.l1_bias);
+    if fast.is_none() {
+        let stride = net.l1_weights.len() / l1;
+        affine(
+            &mut sums[..l1],
+            input,
+            &net.l1_weights,
+            &net.l1_bias,
+            stride,
+        );
+    }
     clipped_relu(&mut hidden1[..l1], &sums[..l1]);
 
     let mut hidden2 = [0u8; MAX_L2];
-    let stride = net.l2_weights.len() / l2;
-    affine(
+    // The kernel reads the padded input: `hidden1` is zero past `l1`.
+    let padded_hidden1 = &hidden1[..super::arch::padded(l1)];
+    let fast = super::simd::affine_sparse(
         &mut sums[..l2],
-        &hidden1[..l1],
-        &net.l2_weights,
+        padded_hidden1,
+        &net.l2_scrambled,
         &net.l2_bias,
-        stride,
     );
+    if fast.is_none() {
+        let stride = net.l2_weights.len() / l2;
+        affine(
+            &mut sums[..l2],
+            &hidden1[..l1],
+            &net.l2_weights,
+            &net.l2_bias,
+            stride,
+        );
+    }
     clipped_relu(&mut hidden2[..l2], &sums[..l2]);
 
     let mut out = [0i32];

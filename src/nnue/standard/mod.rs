@@ -9,7 +9,9 @@
 //! - `file.rs`: reading, writing and random valid files;
 //! - `features.rs`: HalfKP and K+P features of a Ryuo position;
 //! - `accumulator.rs`: incremental accumulators with a refresh cache;
-//! - `layers.rs`: the dense layers.
+//! - `layers.rs`: the dense layers;
+//! - `simd.rs`: the first hidden layer in AVX2 (its `unsafe` is the
+//!   crate's only use outside `hints`).
 //!
 //! The value in YaneuraOu's units is `output / FV_SCALE` (truncated), FV_SCALE
 //! 16 by default; some public networks are meant for another scale.
@@ -19,6 +21,7 @@ pub mod arch;
 mod features;
 mod file;
 mod layers;
+mod simd;
 
 pub use accumulator::{evaluate_from_scratch, StandardAccumulators};
 pub use arch::{Arch, ARCHITECTURES};
