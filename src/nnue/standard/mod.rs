@@ -18,13 +18,13 @@
 
 mod accumulator;
 pub mod arch;
-mod features;
+pub mod features;
 mod file;
 mod layers;
 mod simd;
 
 pub use accumulator::{evaluate_from_scratch, StandardAccumulators};
-pub use arch::{Arch, ARCHITECTURES};
+pub use arch::{Arch, FeatureSet, ARCHITECTURES, FE_END};
 pub use file::{FileError, StandardNetwork, VERSION};
 
 use crate::types::Value;
