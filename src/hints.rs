@@ -85,6 +85,28 @@ pub fn has_x86_64_v3() -> bool {
     })
 }
 
+/// Whether the CPU has AVX-512 VNNI with 256-bit forms (`vpdpbusd ymm`),
+/// which the classic networks' hidden layers use when present: one
+/// instruction for four `u8 × i8` products summed into `i32`, exact.
+/// `RYUO_GENERIC_CPU` or `RYUO_NO_VNNI` in the environment turn it off (to
+/// compare with an AVX2-only build).
+#[inline]
+pub fn has_avx512_vnni() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        if std::env::var_os("RYUO_NO_VNNI").is_some() || !has_x86_64_v3() {
+            return false;
+        }
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512vnni")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    })
+}
+
 /// Defines a function whose body is compiled twice: for the portable
 /// x86-64 baseline (which has no POPCNT, so `count_ones` is a dozen
 /// instructions, and 128-bit vectors only) and for x86-64-v3, chosen at

@@ -75,3 +75,31 @@ pub(crate) fn sub_row(acc: &mut [i16], row: &[i16]) {
     }
 }
 }
+
+/// Accumulator lanes kept in registers at a time by `apply_rows` (eight
+/// AVX2 registers).
+const TILE: usize = 128;
+
+crate::cpu_kernel! {
+/// `acc += Σ add − Σ sub`, a tile at a time, so that a rebuild reads and
+/// writes the accumulator once instead of once per row.
+pub(crate) fn apply_rows(acc: &mut [i16], add: &[&[i16]], sub: &[&[i16]]) {
+    for (t, tile) in acc.as_chunks_mut::<TILE>().0.iter_mut().enumerate() {
+        let mut r = *tile;
+        let at = t * TILE;
+        for row in add {
+            let w: &[i16; TILE] = row[at..at + TILE].try_into().expect("rows are as wide as acc");
+            for k in 0..TILE {
+                r[k] = r[k].wrapping_add(w[k]);
+            }
+        }
+        for row in sub {
+            let w: &[i16; TILE] = row[at..at + TILE].try_into().expect("rows are as wide as acc");
+            for k in 0..TILE {
+                r[k] = r[k].wrapping_sub(w[k]);
+            }
+        }
+        *tile = r;
+    }
+}
+}

@@ -10,17 +10,18 @@
 //! per perspective and king square, the accumulator last built there and
 //! the board and hands it holds. Rebuilding is then adding and removing the
 //! few features of the squares and hand counts that differ from that entry,
-//! not summing all forty. After a rebuild the few ancestors linked to it by
-//! the same king square are derived backwards, so that the siblings of a
-//! node whose evaluation came from the hash table replay from a shared
-//! ancestor instead of rebuilding too.
+//! not summing all forty. (Deriving the ancestors backwards after a rebuild,
+//! as `nnue/accumulator.rs` does, made no measurable difference in `bench`
+//! nodes/s here: a rebuild through the cache is already cheap.)
 
-use super::features::{hand_piece, Layout, PIECES};
+use super::features::{hand_piece, Layout, MAX_ACTIVE, PIECES};
 use super::file::StandardNetwork;
-use super::layers::propagate;
-use crate::nnue::kernels::{add_row, sub_row, update_1_1, update_2_2};
+use super::layers::{propagate, Scratch};
+use crate::bitboard::Bitboard;
+use crate::nnue::kernels::{add_row, apply_rows, sub_row, update_1_1, update_2_2};
 use crate::position::Position;
 use crate::types::{Color, Hand, Piece, PieceType, Square};
+use arrayvec::ArrayVec;
 use std::sync::Arc;
 
 /// Ring size: more than the deepest search path.
@@ -29,21 +30,27 @@ const RING: usize = 256;
 /// Moves replayed at most before a rebuild is cheaper.
 const MAX_REPLAY: usize = 8;
 
-/// Ancestors derived backwards after a rebuild.
-const REBUILD_ANCESTORS: usize = 4;
+/// At most this many features are added, and as many removed, by a
+/// rebuild: every square and hand slot of a set changed, and the absent.
+const MAX_ROWS: usize = 2 * (PIECES + 2);
 
-/// What a refresh cache entry's accumulator holds: a board, hands, and the
-/// number of absent pieces (each one the feature of BonaPiece 0).
+/// Features a rebuild adds or removes.
+type Rows = ArrayVec<u32, MAX_ROWS>;
+
+/// What a refresh cache entry's accumulator holds: the squares of each
+/// piece (by colour and kind), the hands, and the number of absent pieces
+/// (each one the feature of BonaPiece 0). Bitboards make the difference
+/// with a position a few XORs.
 #[derive(Clone)]
 struct CacheEntry {
-    board: [Piece; Square::NUM],
+    pieces: [[Bitboard; PieceType::NUM]; 2],
     hands: [Hand; 2],
     absent: u32,
 }
 
 impl CacheEntry {
     const EMPTY: CacheEntry = CacheEntry {
-        board: [Piece::EMPTY; Square::NUM],
+        pieces: [[Bitboard::EMPTY; PieceType::NUM]; 2],
         hands: [Hand::EMPTY; 2],
         absent: 0,
     };
@@ -65,6 +72,7 @@ pub struct StandardAccumulators {
     cache_values: Vec<i16>,
     cache_entries: Vec<CacheEntry>,
     blocks: usize,
+    scratch: Box<Scratch>,
 }
 
 impl Default for StandardAccumulators {
@@ -86,6 +94,7 @@ impl StandardAccumulators {
             cache_values: Vec::new(),
             cache_entries: Vec::new(),
             blocks: 0,
+            scratch: Scratch::new(),
         }
     }
 
@@ -121,7 +130,7 @@ impl StandardAccumulators {
         self.bind(net);
         let n = pos.state_count() - 1;
         for p in Color::ALL {
-            self.ensure(pos, n, p);
+            self.ensure(net, pos, n, p);
         }
         let stm = pos.side_to_move();
         let slot = n % RING;
@@ -129,6 +138,7 @@ impl StandardAccumulators {
             net,
             &self.values[self.range(slot, stm)],
             &self.values[self.range(slot, !stm)],
+            &mut self.scratch,
         )
     }
 
@@ -168,7 +178,7 @@ impl StandardAccumulators {
     /// Makes perspective `p` of the current state `n` valid: replayed from
     /// the nearest valid ancestor that the same king square links to it,
     /// else rebuilt from the refresh cache.
-    fn ensure(&mut self, pos: &Position, n: usize, p: Color) {
+    fn ensure(&mut self, net: &StandardNetwork, pos: &Position, n: usize, p: Color) {
         if self.is_valid(pos, n, p) {
             return;
         }
@@ -187,26 +197,19 @@ impl StandardAccumulators {
             Some(base) => {
                 let offset = self.layout.piece_offset(pos, p);
                 for i in base + 1..=n {
-                    self.transfer(pos, i, p, offset, false);
+                    self.replay(net, pos, i, p, offset);
                 }
             }
-            None => self.rebuild(pos, n, p),
+            None => self.rebuild(net, pos, n, p),
         }
     }
 
-    /// Computes `p`'s accumulator of state `i` from state `i - 1`'s
-    /// (forward) or of `i - 1` from `i`'s (backward: the same rows with
-    /// added and removed swapped, exact in wrapping arithmetic). The move
-    /// into `i` must not be `p`'s king move under HalfKP.
-    fn transfer(&mut self, pos: &Position, i: usize, p: Color, offset: u32, backward: bool) {
-        let Some(net) = self.net.clone() else { return };
+    /// Computes `p`'s accumulator of state `i` from state `i - 1`'s. The
+    /// move into `i` must not be `p`'s king move under HalfKP.
+    fn replay(&mut self, net: &StandardNetwork, pos: &Position, i: usize, p: Color, offset: u32) {
         let change = pos.state_change(i);
-        let (mut added, mut removed) = self.layout.changed(p, offset, &change).unwrap_or_default();
-        let (mut src, mut dst) = (self.range((i - 1) % RING, p), self.range(i % RING, p));
-        if backward {
-            std::mem::swap(&mut added, &mut removed);
-            std::mem::swap(&mut src, &mut dst);
-        }
+        let (added, removed) = self.layout.changed(p, offset, &change).unwrap_or_default();
+        let (src, dst) = (self.range((i - 1) % RING, p), self.range(i % RING, p));
         let (input, output) = if src.start < dst.start {
             let (a, b) = self.values.split_at_mut(dst.start);
             (&a[src], &mut b[..self.half])
@@ -228,13 +231,11 @@ impl StandardAccumulators {
                 removed.iter().for_each(|&f| sub_row(output, net.row(f)));
             }
         }
-        self.mark_valid(pos, if backward { i - 1 } else { i }, p);
+        self.mark_valid(pos, i, p);
     }
 
-    /// Rebuilds `p`'s accumulator of state `n` through the refresh cache,
-    /// then derives its ancestors linked by the same king square.
-    fn rebuild(&mut self, pos: &Position, n: usize, p: Color) {
-        let Some(net) = self.net.clone() else { return };
+    /// Rebuilds `p`'s accumulator of state `n` through the refresh cache.
+    fn rebuild(&mut self, net: &StandardNetwork, pos: &Position, n: usize, p: Color) {
         let layout = self.layout;
         let offset = layout.piece_offset(pos, p);
         let block = if self.blocks == 1 {
@@ -246,56 +247,57 @@ impl StandardAccumulators {
         let dst = self.range(n % RING, p);
         let acc = &mut self.cache_values[e * self.half..(e + 1) * self.half];
         let entry = &mut self.cache_entries[e];
-        let mut present = 0;
-        for sq in Square::all() {
-            let (old, new) = (entry.board[sq.index()], pos.piece_on(sq));
-            present += u32::from(!new.is_empty() && new.kind() != PieceType::King);
-            if old == new {
-                continue;
-            }
-            if !old.is_empty() {
-                if let Some(f) = layout.piece_feature(p, offset, old, sq) {
-                    sub_row(acc, net.row(f));
+        let (mut added, mut removed) = (Rows::new(), Rows::new());
+        for c in Color::ALL {
+            for pt in PieceType::ALL {
+                let (old, new) = (entry.pieces[c.index()][pt.index()], pos.pieces(c, pt));
+                if old == new {
+                    continue;
                 }
-            }
-            if !new.is_empty() {
-                if let Some(f) = layout.piece_feature(p, offset, new, sq) {
-                    add_row(acc, net.row(f));
+                let piece = Piece::new(c, pt);
+                for sq in old.and_not(new) {
+                    removed.extend(layout.piece_feature(p, offset, piece, sq));
                 }
+                for sq in new.and_not(old) {
+                    added.extend(layout.piece_feature(p, offset, piece, sq));
+                }
+                entry.pieces[c.index()][pt.index()] = new;
             }
-            entry.board[sq.index()] = new;
         }
+        let kings = pos.pieces_of_type(PieceType::King);
+        let mut present = pos.occupied().and_not(kings).count();
         for owner in Color::ALL {
             let (old, new) = (entry.hands[owner.index()], pos.hand(owner));
             for pt in PieceType::HAND {
                 let (a, b) = (old.count(pt), new.count(pt));
                 present += b;
-                for slot in b..a {
-                    sub_row(acc, net.row(offset + hand_piece(p, owner, pt, slot)));
-                }
-                for slot in a..b {
-                    add_row(acc, net.row(offset + hand_piece(p, owner, pt, slot)));
-                }
+                removed.extend((b..a).map(|slot| offset + hand_piece(p, owner, pt, slot)));
+                added.extend((a..b).map(|slot| offset + hand_piece(p, owner, pt, slot)));
             }
             entry.hands[owner.index()] = new;
         }
         // SFEN validation caps a position at a set's pieces.
         let absent = PIECES as u32 - present.min(PIECES as u32);
-        for _ in absent..entry.absent {
-            sub_row(acc, net.row(offset));
-        }
-        for _ in entry.absent..absent {
-            add_row(acc, net.row(offset));
-        }
+        removed.extend((absent..entry.absent).map(|_| offset));
+        added.extend((entry.absent..absent).map(|_| offset));
         entry.absent = absent;
+        let rows = |features: &Rows| -> ArrayVec<&[i16], MAX_ROWS> {
+            features.iter().map(|&f| net.row(f)).collect()
+        };
+        // A stale entry (the king back on a square after many moves) can
+        // differ by more features than a position has: then sum afresh.
+        if added.len() + removed.len() > MAX_ACTIVE {
+            let active = layout.active(pos, p);
+            if active.len() < added.len() + removed.len() {
+                acc.copy_from_slice(&net.ft_bias);
+                added = active.iter().copied().collect();
+                removed.clear();
+            }
+        }
+        apply_rows(acc, &rows(&added), &rows(&removed));
+
         self.values[dst].copy_from_slice(acc);
         self.mark_valid(pos, n, p);
-        let lowest = n.saturating_sub(REBUILD_ANCESTORS);
-        let mut i = n;
-        while i > lowest && !self.rebuilds(pos, i, p) {
-            self.transfer(pos, i, p, offset, true);
-            i -= 1;
-        }
     }
 }
 
@@ -313,5 +315,5 @@ pub fn evaluate_from_scratch(net: &StandardNetwork, pos: &Position) -> i32 {
         acc
     };
     let stm = pos.side_to_move();
-    propagate(net, &acc(stm), &acc(!stm))
+    propagate(net, &acc(stm), &acc(!stm), &mut Scratch::new())
 }

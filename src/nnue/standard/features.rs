@@ -199,7 +199,7 @@ impl Layout {
     /// when the move is `perspective`'s own king move under HalfKP: the
     /// accumulator must be rebuilt.
     #[inline(always)]
-    pub fn changed(
+    pub(crate) fn changed(
         &self,
         perspective: Color,
         offset: u32,
