@@ -17,8 +17,34 @@ pub fn try_table<T: Default>(mib: usize, what: &str) -> Result<Vec<T>, String> {
     table.try_reserve_exact(count).map_err(|_| refuse())?;
     // Before the first touch, so that filling the table maps huge pages.
     crate::hints::advise_huge_pages(table.as_ptr(), count * std::mem::size_of::<T>());
-    table.resize_with(count, T::default);
+    // Filling gigabytes takes seconds: in steps, so that a `quit` read
+    // meanwhile is obeyed at once.
+    let step = (FILL_STEP_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+    while table.len() < count {
+        if fills_abandoned() {
+            return Err(format!("{}: interrupted by quit", refuse()));
+        }
+        let n = step.min(count - table.len());
+        table.extend(std::iter::repeat_with(T::default).take(n));
+    }
     Ok(table)
+}
+
+/// Bytes a table fill or clear does between two looks at `fills_abandoned`.
+pub const FILL_STEP_BYTES: usize = 64 << 20;
+
+static ABANDONED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Tells every table fill and clear in progress or to come to stop early:
+/// the engine is quitting (the USI reader calls it when it reads `quit`,
+/// while the loop may be busy filling the table for `isready`).
+pub fn abandon_fills() {
+    ABANDONED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `abandon_fills` was called.
+pub fn fills_abandoned() -> bool {
+    ABANDONED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Whether `bytes` fit in the memory still free (Linux; elsewhere assumed

@@ -117,10 +117,17 @@ impl TranspositionTable {
 
     /// Empties every entry (new game).
     pub fn clear(&self) {
-        for c in &self.clusters {
-            for e in &c.entries {
-                e.check.store(0, Relaxed);
-                e.data.store(0, Relaxed);
+        let step = crate::memory::FILL_STEP_BYTES / std::mem::size_of::<Cluster>();
+        for part in self.clusters.chunks(step.max(1)) {
+            // Quitting: what the table holds no longer matters.
+            if crate::memory::fills_abandoned() {
+                break;
+            }
+            for c in part {
+                for e in &c.entries {
+                    e.check.store(0, Relaxed);
+                    e.data.store(0, Relaxed);
+                }
             }
         }
         self.generation.store(0, Relaxed);

@@ -173,6 +173,11 @@ impl Engine {
 
     /// Runs the loop until `quit` or end of input, then stops any search.
     pub fn run(&mut self, input: impl Read + Send + 'static) {
+        // Output nobody reads ends the loop as end of input does.
+        let events = Mutex::new(self.events.clone());
+        self.out.on_close(move || {
+            let _ = lock(&events).send(Event::End);
+        });
         // The input survives a failed spawn in this slot.
         let slot = Arc::new(Mutex::new(Some(BufReader::new(input))));
         let (taken, events) = (Arc::clone(&slot), self.events.clone());
@@ -229,6 +234,8 @@ impl Engine {
     /// Handles one command line read at `received`.
     fn handle_at(&mut self, line: &str, received: Instant) -> Flow {
         self.received = received;
+        // A byte-order mark (GUIs on Windows write one first).
+        let line = line.trim_start_matches('\u{feff}');
         let words: Vec<&str> = line.split_ascii_whitespace().collect();
         let Some((&command, args)) = words.split_first() else {
             return Flow::Continue;
@@ -797,7 +804,13 @@ fn read_events(
     loop {
         let event = match read_line(&mut input, &mut buf) {
             Ok(LineRead::Line) => {
-                Event::Line(String::from_utf8_lossy(&buf).into_owned(), Instant::now())
+                let line = String::from_utf8_lossy(&buf).into_owned();
+                if line.trim() == "quit" {
+                    // The loop may be busy filling the hash table for
+                    // `isready`: it would read this only when done.
+                    crate::memory::abandon_fills();
+                }
+                Event::Line(line, Instant::now())
             }
             Ok(LineRead::TooLong) => Event::TooLong,
             Ok(LineRead::End) | Err(_) => Event::End,

@@ -43,21 +43,48 @@ impl Default for ReportSettings {
 /// The engine's output, shared between threads; every line is written and
 /// flushed whole, so lines from two threads never interleave.
 #[derive(Clone)]
-pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+pub struct Output(Arc<Mutex<Sink>>);
+
+/// The writer, and what to do once it fails.
+struct Sink {
+    w: Box<dyn Write + Send>,
+    /// Called once, at the first failed write: nobody reads us any more
+    /// (the GUI closed our output but maybe not our input, so no end of
+    /// input would ever end a `go infinite`).
+    on_close: Option<Box<dyn FnOnce() + Send>>,
+}
 
 impl Output {
     /// Wraps a writer (stdout, or a buffer in tests).
     pub fn new(w: impl Write + Send + 'static) -> Output {
-        Output(Arc::new(Mutex::new(Box::new(w))))
+        Output(Arc::new(Mutex::new(Sink {
+            w: Box::new(w),
+            on_close: None,
+        })))
     }
 
-    /// Writes one line. A closed output (the GUI went away) is ignored:
-    /// end of input follows and ends the loop.
-    pub fn line(&self, text: &str) {
+    /// Sets what to do when a write fails (the engine quits).
+    pub fn on_close(&self, f: impl FnOnce() + Send + 'static) {
+        self.sink().on_close = Some(Box::new(f));
+    }
+
+    fn sink(&self) -> std::sync::MutexGuard<'_, Sink> {
         // A panic elsewhere while holding the lock must not silence us.
-        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = writeln!(w, "{text}");
-        let _ = w.flush();
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes one line. A failed write (the GUI went away) calls the
+    /// `on_close` hook once; later lines are dropped.
+    pub fn line(&self, text: &str) {
+        let mut sink = self.sink();
+        if writeln!(sink.w, "{text}")
+            .and_then(|()| sink.w.flush())
+            .is_err()
+        {
+            if let Some(f) = sink.on_close.take() {
+                f();
+            }
+        }
     }
 
     /// Writes several lines (a block such as the `usi` answer).
@@ -81,9 +108,9 @@ impl Output {
 /// Raw bytes, for reports that stream their own lines (`bench`).
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        w.write_all(buf)?;
-        w.flush()?;
+        let mut sink = self.sink();
+        sink.w.write_all(buf)?;
+        sink.w.flush()?;
         Ok(buf.len())
     }
 
