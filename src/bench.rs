@@ -209,6 +209,7 @@ pub fn eval_throughput(
                 pos.do_move(m);
                 let v = match evaluator {
                     Evaluator::Classic => crate::eval::evaluate(&pos),
+                    Evaluator::Material => crate::eval::material::evaluate(&pos),
                     Evaluator::Network(net) => ryuo.evaluate(net, &pos),
                     Evaluator::Standard(net, fv_scale) => {
                         crate::nnue::standard::value(standard.evaluate(net, &pos), *fv_scale)

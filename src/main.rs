@@ -26,6 +26,9 @@ struct EvalArgs {
     /// Use the hand-crafted evaluation instead of the network.
     #[arg(long)]
     classic: bool,
+    /// Use material only (YaneuraOu's piece values) instead of the network.
+    #[arg(long, conflicts_with = "classic")]
+    material: bool,
     /// Use the network in this file (Ryuo's or YaneuraOu's `nn.bin`
     /// format) instead of the embedded one.
     #[arg(long, conflicts_with = "classic")]
@@ -40,6 +43,9 @@ impl EvalArgs {
     fn evaluator(&self) -> Evaluator {
         if self.classic {
             return Evaluator::Classic;
+        }
+        if self.material {
+            return Evaluator::Material;
         }
         match &self.eval_file {
             None => Evaluator::default(),
@@ -518,6 +524,7 @@ fn nnue(command: NnueCommand) -> Result<(), String> {
                 let pos = Position::from_sfen(sfen).map_err(|e| format!("{sfen}: {e}"))?;
                 let v = match &evaluator {
                     Evaluator::Classic => ryuo::eval::evaluate(&pos),
+                    Evaluator::Material => ryuo::eval::material::evaluate(&pos),
                     Evaluator::Network(net) => ryuo::nnue::evaluate_from_scratch(net, &pos),
                     Evaluator::Standard(net, fv_scale) => ryuo::nnue::standard::value(
                         ryuo::nnue::standard::evaluate_from_scratch(net, &pos),

@@ -259,3 +259,39 @@ fn bad_network_files_are_refused_with_their_cause() {
     let (_, best) = e.play(&format!("position sfen {sfen}"));
     assert_ne!(best, "resign");
 }
+
+/// `EvalType` = `Material`: YaneuraOu's piece values alone (the yardstick
+/// against its material build), printed by `eval` and used by `go`;
+/// `Network` returns to the network, `ClassicEval` still selects the
+/// hand-crafted evaluation.
+#[test]
+fn eval_type_selects_material_classic_or_network() {
+    let (mut e, _) = Engine::with(&[("EvalType", "Material")]);
+    // White's bishop is in Black's hand: Black is up 2 × 855.
+    let sfen = "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b B 1";
+    e.send(&format!("position sfen {sfen}"));
+    e.send("eval");
+    let last = |l: &str| l.starts_with("eval (side to move");
+    let lines = e.expect(last, SHORT);
+    let material = lines.iter().find(|l| l.contains("material evaluation"));
+    assert!(
+        material.is_some_and(|l| l.ends_with(": 1710 cp")),
+        "{lines:?}"
+    );
+    let (_, best) = e.play(&format!("position sfen {sfen}"));
+    assert!(best.starts_with("bestmove") && best != "bestmove resign");
+    e.send("setoption name EvalType value Network");
+    e.send("eval");
+    let lines = e.expect(last, SHORT);
+    assert!(
+        lines.iter().any(|l| l.contains("network evaluation")),
+        "{lines:?}"
+    );
+    e.send("setoption name ClassicEval value true");
+    e.send("eval");
+    let lines = e.expect(last, SHORT);
+    assert!(
+        lines.iter().all(|l| !l.contains("network evaluation")),
+        "{lines:?}"
+    );
+}

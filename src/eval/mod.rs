@@ -20,6 +20,7 @@
 //! and its colour-flipped twin get exactly opposite scores from Black's
 //! point of view.
 
+pub mod material;
 pub mod params;
 mod tables;
 

@@ -101,6 +101,9 @@ pub enum Evaluator {
     Classic,
     /// A learned network (`nnue/`).
     Network(Arc<Network>),
+    /// Material only, with YaneuraOu's piece values (`eval/material.rs`):
+    /// the yardstick of the search against YaneuraOu's material build.
+    Material,
     /// A YaneuraOu-format network (`nnue/standard/`) and the `FV_SCALE`
     /// its output is divided by.
     Standard(Arc<StandardNetwork>, i32),

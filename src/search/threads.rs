@@ -96,6 +96,7 @@ impl ThreadData {
     pub fn evaluate(&mut self, evaluator: &Evaluator) -> Value {
         match evaluator {
             Evaluator::Classic => crate::eval::evaluate(&self.pos),
+            Evaluator::Material => crate::eval::material::evaluate(&self.pos),
             Evaluator::Network(net) => self.accumulators.evaluate(net, &self.pos),
             Evaluator::Standard(net, fv_scale) => {
                 let output = self.standard_accumulators.evaluate(net, &self.pos);
@@ -309,7 +310,7 @@ impl Searcher {
             match &options.evaluator {
                 Evaluator::Network(net) => td.accumulators.bind(net),
                 Evaluator::Standard(net, _) => td.standard_accumulators.bind(net),
-                Evaluator::Classic => {}
+                Evaluator::Classic | Evaluator::Material => {}
             }
         }
         let main = &mut self.main;

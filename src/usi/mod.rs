@@ -33,7 +33,7 @@ use crate::time::remaining_budget;
 use crate::types::Move;
 use book::OwnBook;
 use go::{legal_move, GoCommand};
-use options::{Options, SetEffect};
+use options::{EvalKind, Options, SetEffect};
 use output::{shorten, Output};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -460,14 +460,13 @@ impl Engine {
         self.network_file = wanted;
     }
 
-    /// The search options with the evaluation chosen by `ClassicEval`,
-    /// `EvalFile`/`EvalDir` and `FV_SCALE`.
+    /// The search options with the evaluation chosen by `EvalType`,
+    /// `ClassicEval`, `EvalFile`/`EvalDir` and `FV_SCALE`.
     fn search_options(&self) -> SearchOptions {
         let mut options = self.options.search_options();
-        options.evaluator = match &self.network {
-            Some(net) if !self.options.check("ClassicEval") => {
-                Evaluator::of(net, self.options.fv_scale())
-            }
+        options.evaluator = match (self.options.eval_kind(), &self.network) {
+            (EvalKind::Material, _) => Evaluator::Material,
+            (EvalKind::Network, Some(net)) => Evaluator::of(net, self.options.fv_scale()),
             _ => Evaluator::Classic,
         };
         options
@@ -484,6 +483,13 @@ impl Engine {
             Evaluator::Standard(net, fv_scale) => {
                 let output = crate::nnue::standard::evaluate_from_scratch(net, &self.pos);
                 Some(crate::nnue::standard::value(output, *fv_scale))
+            }
+            Evaluator::Material => {
+                let v = crate::eval::material::evaluate(&self.pos);
+                self.out.line(&format!(
+                    "info string material evaluation (side to move): {v} cp"
+                ));
+                None
             }
             Evaluator::Classic => None,
         };

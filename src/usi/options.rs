@@ -111,6 +111,18 @@ const ENTERING_KING_RULE_NAMES: [&str; 6] = [
     "TryRule",
 ];
 
+/// The `EvalType` combo's words: the network (`EvalFile`/`EvalDir`, or the
+/// embedded one), the hand-crafted evaluation, material only.
+const EVAL_TYPES: [&str; 3] = ["Network", "Classic", "Material"];
+
+/// Which evaluation `EvalType` and `ClassicEval` ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalKind {
+    Network,
+    Classic,
+    Material,
+}
+
 /// Every USI option with its current value.
 pub struct Options {
     entries: Vec<Entry>,
@@ -182,6 +194,14 @@ impl Options {
                 128,
             ),
             check("ClassicEval", false),
+            Entry {
+                name: "EvalType",
+                kind: OptionKind::Combo {
+                    default: "Network",
+                    vars: &EVAL_TYPES,
+                },
+                value: OptionValue::Combo("Network"),
+            },
         ];
         for (name, _) in Features::ABLATIONS {
             if !name.contains('=') {
@@ -366,6 +386,18 @@ impl Options {
             }
         }
         params
+    }
+
+    /// The evaluation asked for: `EvalType`, where `ClassicEval` (the
+    /// older switch) still turns the network into the hand-crafted
+    /// evaluation.
+    pub fn eval_kind(&self) -> EvalKind {
+        match self.value("EvalType") {
+            OptionValue::Combo("Material") => EvalKind::Material,
+            OptionValue::Combo("Classic") => EvalKind::Classic,
+            _ if self.check("ClassicEval") => EvalKind::Classic,
+            _ => EvalKind::Network,
+        }
     }
 
     fn entering_king_rule(&self) -> EnteringKingRule {
