@@ -12,7 +12,7 @@
 # games of 60..244 plies. A later Ryuo may play other games.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-TOOLS=/work/shared/tools
+TOOLS=../shared/tools
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 cargo build --release
 python3 "$TOOLS/make_openings.py" --count 210 --seed 3 --format usi --out "$TMP/openings.txt"
