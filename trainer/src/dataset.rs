@@ -10,13 +10,35 @@
 //! `features[offsets[i]..offsets[i + 1]]`, the first half for the side to
 //! move. A full position costs 2 · 40 · 2 + 8 + 5 = 173 bytes: ten million
 //! positions take 1.7 GB.
+//!
+//! Two encodings of the feature lists exist (`Encoding`): Ryuo's own
+//! features for `RYUONNUE` networks, and HalfKP for YaneuraOu `nn.bin`
+//! networks (`crate::halfkp::features` documents that one: each
+//! perspective is its king square then 38 BonaPieces). A HalfKP dataset
+//! also keeps each position as a 32-byte `PackedSfen`, so that the export
+//! can be checked with the engine's own evaluation of real positions
+//! (2 · 39 · 2 + 8 + 5 + 33 = 202 bytes a position).
 
+use crate::halfkp::features::halfkp_features;
+use ryuo::learn::PackedSfen;
 use ryuo::nnue::features::active_features;
 use ryuo::position::Position;
+
+/// How a dataset encodes the feature lists of its samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    /// Ryuo's own features (`ryuo::nnue::features`), for `RYUONNUE` networks.
+    #[default]
+    Ryuo,
+    /// HalfKP: per perspective its king square then 38 BonaPieces
+    /// (`crate::halfkp::features`), for YaneuraOu `nn.bin` networks.
+    HalfKp,
+}
 
 /// An in-memory set of training samples.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Dataset {
+    encoding: Encoding,
     features: Vec<u16>,
     offsets: Vec<u64>,
     scores: Vec<i16>,
@@ -24,6 +46,9 @@ pub struct Dataset {
     /// The hand-crafted evaluation of each position (side to move's view),
     /// for networks trained as a correction to it.
     bases: Vec<i16>,
+    /// The positions themselves (HalfKP datasets only; `None` for one that
+    /// does not pack, which no loader produces).
+    packed: Vec<Option<PackedSfen>>,
 }
 
 /// One sample, borrowed from a `Dataset`.
@@ -42,12 +67,29 @@ pub struct Sample<'a> {
 }
 
 impl Dataset {
-    /// An empty dataset.
+    /// An empty dataset of Ryuo's features.
     pub fn new() -> Dataset {
+        Dataset::with_encoding(Encoding::Ryuo)
+    }
+
+    /// An empty dataset of the given encoding.
+    pub fn with_encoding(encoding: Encoding) -> Dataset {
         Dataset {
+            encoding,
             offsets: vec![0],
             ..Dataset::default()
         }
+    }
+
+    /// How the feature lists are encoded.
+    pub fn encoding(&self) -> Encoding {
+        self.encoding
+    }
+
+    /// The position of sample `i`, if the dataset keeps positions (HalfKP
+    /// datasets do).
+    pub fn position(&self, i: usize) -> Option<Position> {
+        self.packed.get(i)?.as_ref()?.unpack().ok()
     }
 
     /// Number of samples.
@@ -73,8 +115,17 @@ impl Dataset {
         }
     }
 
-    /// Adds a sample from its feature lists (which must have equal lengths).
+    /// Adds a sample from its feature lists (which must have equal lengths);
+    /// a HalfKP dataset records no position for it.
     pub fn push_features(&mut self, stm: &[u16], other: &[u16], score: i16, result: i8, base: i16) {
+        self.push_raw(stm, other, score, result, base);
+        if self.encoding == Encoding::HalfKp {
+            self.packed.push(None);
+        }
+    }
+
+    /// Adds the lists and labels of a sample, nothing else.
+    fn push_raw(&mut self, stm: &[u16], other: &[u16], score: i16, result: i8, base: i16) {
         assert_eq!(stm.len(), other.len(), "perspectives differ in length");
         if self.offsets.is_empty() {
             self.offsets.push(0);
@@ -91,33 +142,63 @@ impl Dataset {
     /// This is the one entry point every loader goes through.
     pub fn push_position(&mut self, pos: &Position, score: i16, result: i8) {
         let stm = pos.side_to_move();
-        let us = active_features(pos, stm);
-        let them = active_features(pos, !stm);
         let base = ryuo::eval::evaluate(pos).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
-        self.push_features(&us, &them, score, result, base);
+        match self.encoding {
+            Encoding::Ryuo => {
+                let us = active_features(pos, stm);
+                let them = active_features(pos, !stm);
+                self.push_raw(&us, &them, score, result, base);
+            }
+            Encoding::HalfKp => {
+                let us = halfkp_features(pos, stm);
+                let them = halfkp_features(pos, !stm);
+                self.push_raw(&us, &them, score, result, base);
+                self.packed.push(PackedSfen::pack(pos).ok());
+            }
+        }
+    }
+
+    /// Appends sample `i` of `other` (of the same encoding), position
+    /// included.
+    pub fn push_from(&mut self, other: &Dataset, i: usize) {
+        assert_eq!(self.encoding, other.encoding, "datasets differ in encoding");
+        let s = other.get(i);
+        self.push_raw(s.stm, s.other, s.score, s.result, s.base);
+        if self.encoding == Encoding::HalfKp {
+            self.packed.push(other.packed[i]);
+        }
     }
 
     /// Appends every sample of `other`, in order.
     pub fn append(&mut self, other: &Dataset) {
         for i in 0..other.len() {
-            let s = other.get(i);
-            self.push_features(s.stm, s.other, s.score, s.result, s.base);
+            self.push_from(other, i);
         }
     }
 
     /// Makes room for `samples` more positions of 40 pieces, so that a
     /// large file loads without the vectors doubling past what it needs.
     pub fn reserve(&mut self, samples: usize) {
-        self.features.reserve(samples * 80);
+        let per_sample = match self.encoding {
+            Encoding::Ryuo => 80,
+            Encoding::HalfKp => 78,
+        };
+        self.features.reserve(samples * per_sample);
         self.offsets.reserve(samples);
         self.scores.reserve(samples);
         self.results.reserve(samples);
         self.bases.reserve(samples);
+        if self.encoding == Encoding::HalfKp {
+            self.packed.reserve(samples);
+        }
     }
 
     /// Bytes held (capacity aside).
     pub fn memory_bytes(&self) -> usize {
-        self.features.len() * 2 + self.offsets.len() * 8 + self.len() * 5
+        self.features.len() * 2
+            + self.offsets.len() * 8
+            + self.len() * 5
+            + self.packed.len() * std::mem::size_of::<Option<PackedSfen>>()
     }
 
     /// Releases spare capacity after loading.
@@ -127,6 +208,7 @@ impl Dataset {
         self.scores.shrink_to_fit();
         self.results.shrink_to_fit();
         self.bases.shrink_to_fit();
+        self.packed.shrink_to_fit();
     }
 }
 

@@ -11,6 +11,7 @@
 pub mod checkpoint;
 pub mod dataset;
 pub mod gradient;
+pub mod halfkp;
 pub mod network;
 pub mod psv;
 pub mod quantise;

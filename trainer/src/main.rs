@@ -3,25 +3,33 @@
 #![forbid(unsafe_code)]
 
 use clap::Parser;
+use ryuo::nnue::standard::{Arch, FeatureSet, ARCHITECTURES};
 use ryuo_train::checkpoint;
-use ryuo_train::dataset::Dataset;
+use ryuo_train::dataset::{Dataset, Encoding};
 use ryuo_train::gradient::{Loss, Objective};
+use ryuo_train::halfkp;
 use ryuo_train::psv::{self, LoadOptions, LoadStats};
 use ryuo_train::quantise::{quantisation_gap, QuantisedNet};
 use ryuo_train::selfplay;
-use ryuo_train::train::{split, train, TrainConfig, TrainState};
+use ryuo_train::train::{split, train, EpochReport, TrainConfig, TrainState};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Train Ryuo's NNUE network on PackedSfenValue (.psv) data.
+/// Train Ryuo's NNUE network, or a YaneuraOu HalfKP network, on
+/// PackedSfenValue (.psv) data.
 #[derive(Parser, Debug)]
 #[command(name = "ryuo-train", version)]
 struct Cli {
     /// Training data: files of 40-byte PackedSfenValue records.
     files: Vec<PathBuf>,
+    /// Network to train: `ryuo` (Ryuo's own RYUONNUE format) or a
+    /// YaneuraOu HalfKP architecture (`halfkp_256x2-32-32`, …), written
+    /// as an nn.bin file.
+    #[arg(long, default_value = "ryuo")]
+    arch: String,
     /// Add this many samples from random games labelled by the hand-written
     /// evaluation (for smoke runs and speed measurements).
     #[arg(long, default_value_t = 0)]
@@ -33,9 +41,10 @@ struct Cli {
     /// Loss on the win probability.
     #[arg(long, value_enum, default_value_t = Loss::Mse)]
     loss: Loss,
-    /// Hidden units per perspective (a multiple of 16, at most 2048).
-    #[arg(long = "hidden", default_value_t = 256)]
-    hidden: usize,
+    /// Hidden units per perspective (a multiple of 16, at most 2048;
+    /// default 256). `--arch ryuo` only: a HalfKP architecture fixes it.
+    #[arg(long = "hidden")]
+    hidden: Option<usize>,
     /// Epochs to train (a resumed run counts the checkpoint's epochs).
     #[arg(long, default_value_t = 20)]
     epochs: usize,
@@ -68,15 +77,21 @@ struct Cli {
     /// evaluation (a hybrid evaluation; the file is flagged so).
     #[arg(long)]
     residual: bool,
+    /// HalfKP architectures: train the last this many epochs
+    /// quantisation-aware (the forward pass uses the file's rounded
+    /// weights); 0: plain float throughout, rounded only at export.
+    #[arg(long, default_value_t = 4)]
+    qat_epochs: usize,
     /// Clamp scores to ± this many centipawns when loading.
     #[arg(long)]
     score_clip: Option<i16>,
     /// Load at most this many samples from the files.
     #[arg(long)]
     max_samples: Option<usize>,
-    /// Quantised network written after every epoch.
-    #[arg(long, default_value = "net.nnue")]
-    out: PathBuf,
+    /// Quantised network written after every epoch (default: net.nnue,
+    /// or nn.bin for a HalfKP architecture).
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Float checkpoint written after every epoch.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
@@ -95,10 +110,50 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
-    if cli.hidden == 0 || !cli.hidden.is_multiple_of(16) || cli.hidden > ryuo::nnue::MAX_HIDDEN {
-        return Err("--hidden must be a multiple of 16 between 16 and 2048".into());
+/// The network a run trains.
+enum Target {
+    /// Ryuo's own network of this hidden width.
+    Ryuo(usize),
+    /// A YaneuraOu HalfKP architecture.
+    HalfKp(Arch),
+}
+
+/// What `--arch` (and `--hidden`) ask for.
+fn target(cli: &Cli) -> Result<Target, String> {
+    if cli.arch == "ryuo" {
+        let hidden = cli.hidden.unwrap_or(256);
+        if hidden == 0 || !hidden.is_multiple_of(16) || hidden > ryuo::nnue::MAX_HIDDEN {
+            return Err("--hidden must be a multiple of 16 between 16 and 2048".into());
+        }
+        return Ok(Target::Ryuo(hidden));
     }
+    let halfkp: Vec<&str> = ARCHITECTURES
+        .iter()
+        .filter(|(_, a)| a.features == FeatureSet::HalfKp)
+        .map(|(n, _)| *n)
+        .collect();
+    match Arch::by_name(&cli.arch) {
+        Some(a) if a.features == FeatureSet::HalfKp => {
+            if cli.hidden.is_some() {
+                return Err(format!("--hidden: {} fixes the widths", cli.arch));
+            }
+            if cli.residual {
+                return Err(
+                    "--residual: an nn.bin network cannot add to the hand-crafted evaluation"
+                        .into(),
+                );
+            }
+            Ok(Target::HalfKp(a))
+        }
+        _ => Err(format!(
+            "--arch must be ryuo or one of {}",
+            halfkp.join(", ")
+        )),
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    let target = target(&cli)?;
     if !(0.0..=1.0).contains(&cli.lambda) || !(0.0..1.0).contains(&cli.val_fraction) {
         return Err("--lambda must be in [0, 1] and --val-fraction in [0, 1)".into());
     }
@@ -112,21 +167,14 @@ fn run(cli: Cli) -> Result<(), String> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let data = load(&cli, threads)?;
+    let encoding = match target {
+        Target::Ryuo(_) => Encoding::Ryuo,
+        Target::HalfKp(_) => Encoding::HalfKp,
+    };
+    let data = load(&cli, threads, encoding)?;
     if data.is_empty() {
         return Err("no training samples (give .psv files or --generate N)".into());
     }
-    let mut state = match &cli.resume {
-        Some(p) => {
-            let s = checkpoint::load(p)?;
-            if s.net.hidden != cli.hidden {
-                return Err(format!("checkpoint has --hidden {}", s.net.hidden));
-            }
-            eprintln!("resumed {} after epoch {}", p.display(), s.epoch);
-            s
-        }
-        None => TrainState::new(cli.hidden, cli.seed),
-    };
     let config = TrainConfig {
         objective: Objective {
             lambda: cli.lambda,
@@ -143,14 +191,39 @@ fn run(cli: Cli) -> Result<(), String> {
         val_fraction: cli.val_fraction,
         mirror: cli.mirror,
     };
+    match target {
+        Target::Ryuo(hidden) => run_ryuo(&cli, hidden, &data, &config),
+        Target::HalfKp(arch) => run_halfkp(&cli, arch, &data, &config),
+    }
+}
+
+/// Prints an epoch's report.
+fn report(r: &EpochReport) {
+    let val = r.val_loss.map_or("-".to_string(), |v| format!("{v:.6}"));
+    println!(
+        "epoch {:>3}  train {:.6}  val {}  lr {:.2e}  {:.0} samples/s  {:.1} s",
+        r.epoch, r.train_loss, val, r.lr, r.samples_per_sec, r.elapsed
+    );
+}
+
+/// Trains and exports Ryuo's own network.
+fn run_ryuo(cli: &Cli, hidden: usize, data: &Dataset, config: &TrainConfig) -> Result<(), String> {
+    let mut state = match &cli.resume {
+        Some(p) => {
+            let s = checkpoint::load(p)?;
+            if s.net.hidden != hidden {
+                return Err(format!("checkpoint has --hidden {}", s.net.hidden));
+            }
+            eprintln!("resumed {} after epoch {}", p.display(), s.epoch);
+            s
+        }
+        None => TrainState::new(hidden, cli.seed),
+    };
+    let out = cli.out.clone().unwrap_or_else(|| "net.nnue".into());
     let mut failure = None;
-    train(&mut state, &data, &config, |state, r| {
-        let val = r.val_loss.map_or("-".to_string(), |v| format!("{v:.6}"));
-        println!(
-            "epoch {:>3}  train {:.6}  val {}  lr {:.2e}  {:.0} samples/s  {:.1} s",
-            r.epoch, r.train_loss, val, r.lr, r.samples_per_sec, r.elapsed
-        );
-        if let Err(e) = save(state, cli.residual, &cli.out, cli.checkpoint.as_deref()) {
+    train(&mut state, data, config, |state, r| {
+        report(r);
+        if let Err(e) = save(state, cli.residual, &out, cli.checkpoint.as_deref()) {
             failure.get_or_insert(e);
         }
     });
@@ -161,7 +234,7 @@ fn run(cli: Cli) -> Result<(), String> {
     let (val, _) = split(data.len(), cli.val_fraction, cli.seed);
     if !val.is_empty() {
         let some = &val[..val.len().min(10_000)];
-        let gap = quantisation_gap(&state.net, &data, some);
+        let gap = quantisation_gap(&state.net, data, some);
         println!(
             "quantised vs float: mean |difference| {gap:.1} cp over {} validation samples",
             some.len()
@@ -170,10 +243,58 @@ fn run(cli: Cli) -> Result<(), String> {
     Ok(())
 }
 
+/// Trains a YaneuraOu HalfKP network and exports it as an nn.bin file.
+fn run_halfkp(cli: &Cli, arch: Arch, data: &Dataset, config: &TrainConfig) -> Result<(), String> {
+    let mut state = match &cli.resume {
+        Some(p) => {
+            let s = halfkp::checkpoint::load(p)?;
+            if s.net.arch != arch {
+                return Err(format!("checkpoint is of --arch {}", s.net.arch.name()));
+            }
+            eprintln!("resumed {} after epoch {}", p.display(), s.epoch);
+            s
+        }
+        None => halfkp::train::HalfKpState::new(arch, cli.seed),
+    };
+    let out = cli.out.clone().unwrap_or_else(|| "nn.bin".into());
+    // Bias correction of the export (`halfkp::export`) on up to 4,096
+    // training samples (the split's training part is in random order).
+    let (val, train_idx) = split(data.len(), cli.val_fraction, cli.seed);
+    let calibration = &train_idx[..train_idx.len().min(4096)];
+    let mut failure = None;
+    halfkp::train::train(&mut state, data, config, cli.qat_epochs, |state, r| {
+        report(r);
+        let file = halfkp::export::export(&state.net, data, calibration).to_bytes();
+        let saved = std::fs::write(&out, file)
+            .map_err(|e| format!("{}: {e}", out.display()))
+            .and_then(|()| match &cli.checkpoint {
+                Some(c) => halfkp::checkpoint::save(state, c),
+                None => Ok(()),
+            });
+        if let Err(e) = saved {
+            failure.get_or_insert(e);
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    // What quantisation costs, on up to 10,000 held-out samples, with the
+    // engine's evaluation of the written file.
+    if !val.is_empty() {
+        let some = &val[..val.len().min(10_000)];
+        let engine = halfkp::export::export(&state.net, data, calibration).to_engine();
+        let (gap, n) = halfkp::export::quantisation_gap(&state.net, &engine, data, some);
+        println!(
+            "engine (nn.bin) vs float: mean |difference| {gap:.2} cp over {n} validation positions"
+        );
+    }
+    Ok(())
+}
+
 /// Loads every file, then adds generated samples.
-fn load(cli: &Cli, threads: usize) -> Result<Dataset, String> {
+fn load(cli: &Cli, threads: usize, encoding: Encoding) -> Result<Dataset, String> {
     let start = Instant::now();
-    let mut data = Dataset::new();
+    let mut data = Dataset::with_encoding(encoding);
     let opts = LoadOptions {
         score_clip: cli.score_clip,
         max_samples: cli.max_samples,
@@ -188,6 +309,7 @@ fn load(cli: &Cli, threads: usize) -> Result<Dataset, String> {
             cli.generate,
             cli.seed,
             threads,
+            encoding,
         ));
     }
     data.shrink_to_fit();

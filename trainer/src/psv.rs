@@ -67,6 +67,7 @@ pub fn load_records<D>(
         .map(|r| r.try_into().expect("exact chunk"))
         .collect();
     let threads = opts.threads.max(1);
+    let encoding = out.encoding();
     let per = records.len().div_ceil(threads).max(1);
     let parts: Vec<(Dataset, usize)> = std::thread::scope(|s| {
         let handles: Vec<_> = records
@@ -74,7 +75,7 @@ pub fn load_records<D>(
             .map(|part| {
                 let decode = &decode;
                 s.spawn(move || {
-                    let mut d = Dataset::new();
+                    let mut d = Dataset::with_encoding(encoding);
                     let mut bad = 0;
                     for r in part {
                         match decode(r) {
@@ -103,8 +104,7 @@ pub fn load_records<D>(
             stats.kept += d.len();
         } else {
             for i in 0..room {
-                let s = d.get(i);
-                out.push_features(s.stm, s.other, s.score, s.result, s.base);
+                out.push_from(&d, i);
             }
             stats.kept += room;
         }

@@ -3,7 +3,7 @@
 //! tests, speed measurements and smoke runs; real training data comes from
 //! `.psv` files.
 
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, Encoding};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -56,7 +56,12 @@ pub fn random_positions(count: usize, seed: u64, mut visit: impl FnMut(&Position
 /// `count` samples from random games, deterministic for `seed`, scored by
 /// the hand-written evaluation.
 pub fn random_play(count: usize, seed: u64) -> Dataset {
-    let mut data = Dataset::new();
+    random_play_encoded(count, seed, Encoding::Ryuo)
+}
+
+/// `random_play` into a dataset of the given feature encoding.
+pub fn random_play_encoded(count: usize, seed: u64, encoding: Encoding) -> Dataset {
+    let mut data = Dataset::with_encoding(encoding);
     random_positions(count, seed, |pos| {
         let score = evaluate(pos).clamp(i16::MIN as i32, i16::MAX as i32);
         data.push_position(pos, score as i16, result_from_score(score));
@@ -67,18 +72,23 @@ pub fn random_play(count: usize, seed: u64) -> Dataset {
 /// `count` samples generated on `threads` threads, deterministic for
 /// `seed` and `threads` (thread `t` plays with seed `seed + t`; the parts
 /// are joined in thread order).
-pub fn random_play_parallel(count: usize, seed: u64, threads: usize) -> Dataset {
+pub fn random_play_parallel(
+    count: usize,
+    seed: u64,
+    threads: usize,
+    encoding: Encoding,
+) -> Dataset {
     let threads = threads.max(1);
     let parts: Vec<Dataset> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let n = count / threads + usize::from(t < count % threads);
-                s.spawn(move || random_play(n, seed.wrapping_add(t as u64)))
+                s.spawn(move || random_play_encoded(n, seed.wrapping_add(t as u64), encoding))
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    let mut data = Dataset::new();
+    let mut data = Dataset::with_encoding(encoding);
     for p in &parts {
         data.append(p);
     }

@@ -132,9 +132,18 @@ pub fn split(n: usize, val_fraction: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Splits `items` into `parts` contiguous pieces as equal as possible.
-fn pieces<T>(items: &[T], parts: usize) -> impl Iterator<Item = &[T]> {
+pub(crate) fn pieces<T>(items: &[T], parts: usize) -> impl Iterator<Item = &[T]> {
     let per = items.len().div_ceil(parts.max(1)).max(1);
     items.chunks(per)
+}
+
+/// Puts the training indices in the order of epoch `epoch` (0-based). The
+/// order depends only on the seed and the epoch number, so a resumed run
+/// shuffles as an uninterrupted one would.
+pub(crate) fn epoch_order(train_idx: &mut [u32], seed: u64, epoch: usize) {
+    train_idx.sort_unstable();
+    let salt = (epoch as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    train_idx.shuffle(&mut StdRng::seed_from_u64(seed ^ salt));
 }
 
 /// Mean loss of `net` over samples `indices`, on `threads` threads.
@@ -251,11 +260,7 @@ pub fn train(
     while state.epoch < config.epochs {
         let epoch = state.epoch;
         let lr = config.lr_at(epoch);
-        // Each epoch's order depends only on the seed and the epoch number,
-        // so a resumed run shuffles as an uninterrupted one would.
-        train_idx.sort_unstable();
-        let salt = (epoch as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        train_idx.shuffle(&mut StdRng::seed_from_u64(config.seed ^ salt));
+        epoch_order(&mut train_idx, config.seed, epoch);
         let epoch_start = Instant::now();
         let mut total = 0.0;
         for batch in train_idx.chunks(config.batch_size.max(1)) {

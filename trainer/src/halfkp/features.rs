@@ -1,0 +1,91 @@
+//! HalfKP features as the trainer stores them.
+//!
+//! The engine's `ryuo::nnue::standard::features::Layout` numbers a HalfKP
+//! feature `king_square · FE_END + bona_piece` (the perspective's own king
+//! square, seen from that perspective). That is up to 125,387, more than a
+//! `u16`; but all 38 features of one perspective share the king square, so
+//! the trainer stores a perspective as 39 `u16`: the king square, then the
+//! 38 BonaPieces (absent pieces are BonaPiece 0, as in the engine). This
+//! keeps a sample as compact as Ryuo's own (`crate::dataset`), and is what
+//! the factoriser needs anyway: it reads the BonaPiece alone.
+
+use ryuo::nnue::standard::features::{Layout, PIECES};
+use ryuo::nnue::standard::{FeatureSet, FE_END};
+use ryuo::position::Position;
+use ryuo::types::{Color, Square};
+
+/// `u16` entries per perspective: the king square and the 38 BonaPieces.
+pub const ENTRIES: usize = 1 + PIECES;
+
+/// First BonaPiece of a board square (those below are hand slots, and 0).
+const FIRST_BOARD_PIECE: u16 = 90;
+
+/// One perspective of `pos` in the trainer's HalfKP form.
+pub fn halfkp_features(pos: &Position, perspective: Color) -> [u16; ENTRIES] {
+    let layout = Layout::new(FeatureSet::HalfKp);
+    let offset = layout.piece_offset(pos, perspective);
+    let mut out = [0u16; ENTRIES];
+    out[0] = (offset as usize / FE_END) as u16;
+    let active = layout.active(pos, perspective);
+    debug_assert_eq!(active.len(), PIECES);
+    for (o, f) in out[1..].iter_mut().zip(active) {
+        *o = (f - offset) as u16;
+    }
+    out
+}
+
+/// The engine's feature index of BonaPiece `bp` for king square `king`.
+#[inline(always)]
+pub fn feature_index(king: u16, bp: u16) -> usize {
+    king as usize * FE_END + bp as usize
+}
+
+/// The entry (king square or BonaPiece) that `e` becomes when the board is
+/// mirrored left to right: squares move to the mirrored file, hand slots
+/// and BonaPiece 0 stay. Entry 0 of a perspective is a square, the others
+/// BonaPieces (`is_king`).
+pub fn mirror_entry(e: u16, is_king: bool) -> u16 {
+    let mirror = |sq: u16| Square::from_index(sq as usize).mirror().index() as u16;
+    if is_king {
+        mirror(e)
+    } else if e < FIRST_BOARD_PIECE {
+        e
+    } else {
+        let sq = (e - FIRST_BOARD_PIECE) % Square::NUM as u16;
+        e - sq + mirror(sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_are_the_engines_and_mirror_like_positions() {
+        // A position of a random game, pieces in hand and promoted ones.
+        let mut pos = Position::startpos();
+        crate::selfplay::random_positions(90, 3, |p| pos = p.clone());
+        assert!(!pos.hand(Color::Black).is_empty() || !pos.hand(Color::White).is_empty());
+        let layout = Layout::new(FeatureSet::HalfKp);
+        let mirrored = pos.mirrored();
+        for p in Color::ALL {
+            let ours = halfkp_features(&pos, p);
+            let engine: Vec<usize> = layout.active(&pos, p).iter().map(|&f| f as usize).collect();
+            let decoded: Vec<usize> = ours[1..]
+                .iter()
+                .map(|&bp| feature_index(ours[0], bp))
+                .collect();
+            assert_eq!(decoded, engine);
+            let mut m: Vec<u16> = ours
+                .iter()
+                .enumerate()
+                .map(|(i, &e)| mirror_entry(e, i == 0))
+                .collect();
+            let mut expected = halfkp_features(&mirrored, p).to_vec();
+            assert_eq!(m[0], expected[0]);
+            m[1..].sort_unstable();
+            expected[1..].sort_unstable();
+            assert_eq!(m, expected);
+        }
+    }
+}
