@@ -522,15 +522,7 @@ fn nnue(command: NnueCommand) -> Result<(), String> {
             for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
                 let sfen = line.strip_prefix("sfen ").unwrap_or(line);
                 let pos = Position::from_sfen(sfen).map_err(|e| format!("{sfen}: {e}"))?;
-                let v = match &evaluator {
-                    Evaluator::Classic => ryuo::eval::evaluate(&pos),
-                    Evaluator::Material => ryuo::eval::material::evaluate(&pos),
-                    Evaluator::Network(net) => ryuo::nnue::evaluate_from_scratch(net, &pos),
-                    Evaluator::Standard(net, fv_scale) => ryuo::nnue::standard::value(
-                        ryuo::nnue::standard::evaluate_from_scratch(net, &pos),
-                        *fv_scale,
-                    ),
-                };
+                let v = evaluator.value_from_scratch(&pos);
                 writeln!(out, "{sfen}\t{v}").map_err(|e| e.to_string())?;
             }
         }

@@ -137,17 +137,19 @@ impl std::error::Error for LoadError {}
 pub fn load(path: &std::path::Path) -> Result<EvalNetwork, LoadError> {
     use std::io::Read;
     let io = |e: std::io::Error| LoadError::Io(e.to_string());
-    let file = std::fs::File::open(path).map_err(io)?;
+    let mut file = std::fs::File::open(path).map_err(io)?;
     if !file.metadata().map_err(io)?.is_file() {
         return Err(LoadError::NotAFile);
     }
     let mut head = Vec::with_capacity(8);
-    file.take(8).read_to_end(&mut head).map_err(io)?;
+    (&mut file).take(8).read_to_end(&mut head).map_err(io)?;
     if head.as_slice() == MAGIC {
         let net = Network::load(path).map_err(LoadError::Ryuo)?;
         Ok(EvalNetwork::Ryuo(std::sync::Arc::new(net)))
     } else if standard::StandardNetwork::is_standard_file(&head) {
-        let net = standard::StandardNetwork::load(path).map_err(LoadError::Standard)?;
+        use std::io::Seek;
+        file.rewind().map_err(io)?;
+        let net = standard::StandardNetwork::load(file).map_err(LoadError::Standard)?;
         Ok(EvalNetwork::Standard(std::sync::Arc::new(net)))
     } else {
         Err(LoadError::UnknownFormat)

@@ -110,6 +110,22 @@ pub enum Evaluator {
 }
 
 impl Evaluator {
+    /// The static value of `pos` for the side to move, computed from
+    /// scratch (no accumulators): what `eval` and `ryuo nnue eval` print.
+    /// A YaneuraOu-format network's value is in YaneuraOu's units, not
+    /// clamped to the search's limit, so that the two engines compare.
+    pub fn value_from_scratch(&self, pos: &crate::position::Position) -> Value {
+        match self {
+            Evaluator::Classic => crate::eval::evaluate(pos),
+            Evaluator::Material => crate::eval::material::evaluate(pos),
+            Evaluator::Network(net) => crate::nnue::evaluate_from_scratch(net, pos),
+            Evaluator::Standard(net, fv_scale) => crate::nnue::standard::value(
+                crate::nnue::standard::evaluate_from_scratch(net, pos),
+                *fv_scale,
+            ),
+        }
+    }
+
     /// The evaluator of a loaded network file.
     pub fn of(network: &EvalNetwork, fv_scale: i32) -> Evaluator {
         match network {

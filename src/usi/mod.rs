@@ -478,24 +478,15 @@ impl Engine {
     /// hand-crafted terms for reference.
     fn eval(&mut self) {
         let options = self.search_options();
-        let v = match &options.evaluator {
-            Evaluator::Network(net) => Some(crate::nnue::evaluate_from_scratch(net, &self.pos)),
-            Evaluator::Standard(net, fv_scale) => {
-                let output = crate::nnue::standard::evaluate_from_scratch(net, &self.pos);
-                Some(crate::nnue::standard::value(output, *fv_scale))
-            }
-            Evaluator::Material => {
-                let v = crate::eval::material::evaluate(&self.pos);
-                self.out.line(&format!(
-                    "info string material evaluation (side to move): {v} cp"
-                ));
-                None
-            }
-            Evaluator::Classic => None,
+        let kind = match &options.evaluator {
+            Evaluator::Network(_) | Evaluator::Standard(..) => "network",
+            Evaluator::Material => "material",
+            Evaluator::Classic => "",
         };
-        if let Some(v) = v {
+        if !kind.is_empty() {
+            let v = options.evaluator.value_from_scratch(&self.pos);
             self.out.line(&format!(
-                "info string network evaluation (side to move): {v} cp"
+                "info string {kind} evaluation (side to move): {v} cp"
             ));
         }
         self.out.lines(&explain(&self.pos));

@@ -17,7 +17,6 @@ use super::arch::{padded, Arch};
 use rand::{Rng, SeedableRng};
 use std::fmt;
 use std::io::Read;
-use std::path::Path;
 
 /// The version word that opens every file.
 pub const VERSION: u32 = 0x7AF3_2F16;
@@ -60,8 +59,6 @@ impl fmt::Debug for StandardNetwork {
 pub enum FileError {
     /// The file could not be opened or read.
     Io(String),
-    /// Not a regular file (a device or a pipe could be read for ever).
-    NotAFile,
     /// The version word is not YaneuraOu's.
     WrongVersion(u32),
     /// The architecture is not one Ryuo computes.
@@ -90,7 +87,6 @@ impl fmt::Display for FileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FileError::Io(e) => write!(f, "cannot read the file: {e}"),
-            FileError::NotAFile => write!(f, "not a regular file"),
             FileError::WrongVersion(v) => write!(
                 f,
                 "not a YaneuraOu NNUE file: version {v:#010x}, expected {VERSION:#010x}"
@@ -252,15 +248,14 @@ impl StandardNetwork {
         bytes.len() >= 4 && u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) == VERSION
     }
 
-    /// Reads a network file; any refusal leaves nothing allocated.
-    pub fn load(path: &Path) -> Result<StandardNetwork, FileError> {
-        let io = |e: std::io::Error| FileError::Io(e.to_string());
-        let file = std::fs::File::open(path).map_err(io)?;
-        let meta = file.metadata().map_err(io)?;
-        if !meta.is_file() {
-            return Err(FileError::NotAFile);
-        }
-        StandardNetwork::read(std::io::BufReader::new(file), meta.len())
+    /// Reads a network from an open regular file (`nnue::load` checks
+    /// that it is one); any refusal leaves nothing allocated.
+    pub fn load(file: std::fs::File) -> Result<StandardNetwork, FileError> {
+        let len = file
+            .metadata()
+            .map_err(|e| FileError::Io(e.to_string()))?
+            .len();
+        StandardNetwork::read(std::io::BufReader::new(file), len)
     }
 
     /// Reads a network from the bytes of a file.
