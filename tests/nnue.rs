@@ -2,6 +2,8 @@
 //! from-scratch computation on every position a search can reach, through
 //! captures, promotions, drops, null moves and take-backs.
 
+mod common;
+
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -9,7 +11,7 @@ use ryuo::movegen::legal_moves;
 use ryuo::nnue::features::{active_features, mirror_feature};
 use ryuo::nnue::{evaluate_from_scratch, Accumulators, Network};
 use ryuo::position::Position;
-use ryuo::types::Color;
+use ryuo::types::{Color, Move};
 use std::sync::Arc;
 
 /// Random walk with take-backs, like a search visiting a tree: compares the
@@ -36,42 +38,16 @@ fn random_walk(seed: u64, eval_rate: f64) -> usize {
     let net = Arc::new(Network::random(32, &mut rng));
     let mut acc = Accumulators::new();
     let mut checked = 0;
-    for _game in 0..20 {
-        let mut pos = Position::startpos();
-        let mut path = Vec::new();
-        for _step in 0..400 {
-            let moves = legal_moves(&pos);
-            let roll = rng.gen_range(0..10);
-            if (roll < 2 && !path.is_empty()) || moves.is_empty() {
-                match path.pop() {
-                    Some(Some(m)) => pos.undo_move(m),
-                    Some(None) => pos.undo_null_move(),
-                    None => break,
-                }
-            } else if roll == 2 && !pos.in_check() {
-                pos.do_null_move();
-                path.push(None);
-            } else {
-                // Prefer captures and drops so that hands fill and empty.
-                let m = *moves
-                    .iter()
-                    .filter(|&&m| pos.is_capture(m) || m.is_drop())
-                    .collect::<Vec<_>>()
-                    .choose(&mut rng)
-                    .filter(|_| rng.gen_bool(0.7))
-                    .copied()
-                    .unwrap_or_else(|| moves.choose(&mut rng).unwrap());
-                pos.do_move(m);
-                path.push(Some(m));
-            }
-            if rng.gen_bool(eval_rate) {
-                let fast = acc.evaluate(&net, &pos);
-                let slow = evaluate_from_scratch(&net, &pos);
-                assert_eq!(fast, slow, "{}", pos.to_sfen());
-                checked += 1;
-            }
+    // Prefer captures and drops so that hands fill and empty.
+    let preferred = |pos: &Position, m: Move| pos.is_capture(m) || m.is_drop();
+    common::search_like_walk(&mut rng, 20, 400, preferred, |rng, pos| {
+        if rng.gen_bool(eval_rate) {
+            let fast = acc.evaluate(&net, pos);
+            let slow = evaluate_from_scratch(&net, pos);
+            assert_eq!(fast, slow, "{}", pos.to_sfen());
+            checked += 1;
         }
-    }
+    });
     checked
 }
 

@@ -11,9 +11,7 @@ mod common;
 
 use common::{Engine, SHORT};
 use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
-use ryuo::movegen::legal_moves;
 use ryuo::nnue::standard::{
     evaluate_from_scratch, value, Arch, StandardAccumulators, StandardNetwork,
 };
@@ -73,46 +71,20 @@ fn random_walk(arch: &str, seed: u64, eval_rate: f64) -> usize {
     let net = Arc::new(StandardNetwork::random(Arch::by_name(arch).unwrap(), seed));
     let mut acc = StandardAccumulators::new();
     let mut checked = 0;
-    for _game in 0..12 {
-        let mut pos = Position::startpos();
-        let mut path = Vec::new();
-        for _step in 0..300 {
-            let moves = legal_moves(&pos);
-            let roll = rng.gen_range(0..10);
-            if (roll < 2 && !path.is_empty()) || moves.is_empty() {
-                match path.pop() {
-                    Some(Some(m)) => pos.undo_move(m),
-                    Some(None) => pos.undo_null_move(),
-                    None => break,
-                }
-            } else if roll == 2 && !pos.in_check() {
-                pos.do_null_move();
-                path.push(None);
-            } else {
-                // Prefer captures, drops and king moves: hands fill and
-                // empty, and HalfKP accumulators are rebuilt.
-                let king = |m: &ryuo::types::Move| {
-                    !m.is_drop() && pos.piece_on(m.from()).kind() == ryuo::types::PieceType::King
-                };
-                let m = *moves
-                    .iter()
-                    .filter(|&&m| pos.is_capture(m) || m.is_drop() || king(&m))
-                    .collect::<Vec<_>>()
-                    .choose(&mut rng)
-                    .filter(|_| rng.gen_bool(0.7))
-                    .copied()
-                    .unwrap_or_else(|| moves.choose(&mut rng).unwrap());
-                pos.do_move(m);
-                path.push(Some(m));
-            }
-            if rng.gen_bool(eval_rate) {
-                let fast = acc.evaluate(&net, &pos);
-                let slow = evaluate_from_scratch(&net, &pos);
-                assert_eq!(fast, slow, "{arch}: {}", pos.to_sfen());
-                checked += 1;
-            }
+    // Prefer captures, drops and king moves: hands fill and empty, and
+    // HalfKP accumulators are rebuilt.
+    let preferred = |pos: &Position, m: ryuo::types::Move| {
+        let king = !m.is_drop() && pos.piece_on(m.from()).kind() == ryuo::types::PieceType::King;
+        pos.is_capture(m) || m.is_drop() || king
+    };
+    common::search_like_walk(&mut rng, 12, 300, preferred, |rng, pos| {
+        if rng.gen_bool(eval_rate) {
+            let fast = acc.evaluate(&net, pos);
+            let slow = evaluate_from_scratch(&net, pos);
+            assert_eq!(fast, slow, "{arch}: {}", pos.to_sfen());
+            checked += 1;
         }
-    }
+    });
     checked
 }
 

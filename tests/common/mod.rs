@@ -112,3 +112,49 @@ impl Drop for Engine {
         let _ = self.child.wait();
     }
 }
+
+/// Random games from the start position with take-backs and null moves,
+/// as a search walks a tree: each step undoes (20 %), makes a null move
+/// (10 %, not in check) or plays a move, preferring (70 %) the moves
+/// `preferred` picks; `visit` sees the position after every step (with the
+/// generator, to decide whether to look).
+pub fn search_like_walk(
+    rng: &mut rand::rngs::StdRng,
+    games: usize,
+    steps: usize,
+    preferred: impl Fn(&ryuo::position::Position, ryuo::types::Move) -> bool,
+    mut visit: impl FnMut(&mut rand::rngs::StdRng, &ryuo::position::Position),
+) {
+    use rand::seq::SliceRandom;
+    use rand::Rng;
+    for _game in 0..games {
+        let mut pos = ryuo::position::Position::startpos();
+        let mut path = Vec::new();
+        for _step in 0..steps {
+            let moves = ryuo::movegen::legal_moves(&pos);
+            let roll = rng.gen_range(0..10);
+            if (roll < 2 && !path.is_empty()) || moves.is_empty() {
+                match path.pop() {
+                    Some(Some(m)) => pos.undo_move(m),
+                    Some(None) => pos.undo_null_move(),
+                    None => break,
+                }
+            } else if roll == 2 && !pos.in_check() {
+                pos.do_null_move();
+                path.push(None);
+            } else {
+                let m = *moves
+                    .iter()
+                    .filter(|&&m| preferred(&pos, m))
+                    .collect::<Vec<_>>()
+                    .choose(rng)
+                    .filter(|_| rng.gen_bool(0.7))
+                    .copied()
+                    .unwrap_or_else(|| moves.choose(rng).unwrap());
+                pos.do_move(m);
+                path.push(Some(m));
+            }
+            visit(rng, &pos);
+        }
+    }
+}
