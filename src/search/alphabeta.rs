@@ -2,7 +2,8 @@
 //! `search` are numbered; each pruning rule stands in one place with its
 //! conditions spelled out (SEARCH_NOTES.md gives their origin).
 
-use super::movepick::MovePicker;
+use super::history::{piece_to, NO_PIECE_TO};
+use super::movepick::{MovePicker, Ordering as MoveOrdering};
 use super::params::*;
 use super::see::see_ge;
 use super::tt::{value_from_tt, value_to_tt, Bound};
@@ -116,6 +117,54 @@ fn result_bound(best_value: Value, beta: Value, exact: bool) -> Bound {
     }
 }
 
+/// Keys of the moves one, two and four plies before the node at `ply`, for
+/// the continuation histories (`NO_PIECE_TO` before the root or with the
+/// technique switched off).
+#[inline]
+fn continuation_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> [usize; 3] {
+    if !ctx.options.features.continuation_history {
+        return [NO_PIECE_TO; 3];
+    }
+    let back = |n: usize| {
+        if ply >= n {
+            td.stack[ply - n].cont_key
+        } else {
+            NO_PIECE_TO
+        }
+    };
+    [back(1), back(2), back(4)]
+}
+
+/// Rewards the quiet move `m` (key `to`) by `bonus` (a malus when
+/// negative) in the butterfly and continuation histories.
+#[inline]
+fn update_quiet_histories(
+    td: &mut ThreadData,
+    us: crate::types::Color,
+    m: Move,
+    to: usize,
+    cont: &[usize; 3],
+    bonus: i32,
+) {
+    td.history.main.update(us, m, bonus);
+    for &prev in cont {
+        td.history.continuation.update(prev, to, bonus);
+    }
+}
+
+/// The static evaluation `raw` corrected by the correction history (kept
+/// clear of mate scores); `-INFINITE` (in check) stays as it is.
+#[inline]
+fn corrected_eval(td: &ThreadData, ctx: &SearchContext, raw: Value) -> Value {
+    if raw == -INFINITE || !ctx.options.features.correction_history {
+        return raw;
+    }
+    let c = td
+        .correction
+        .correction(&td.pos, ctx.options.params.correction_divisor);
+    (raw + c).clamp(-MATE_IN_MAX_PLY + 1, MATE_IN_MAX_PLY - 1)
+}
+
 fn update_pv(td: &mut ThreadData, ply: usize, m: Move) {
     let child_len = td.pv_len[ply + 1].max(ply + 1);
     td.pv[ply][ply] = m;
@@ -195,7 +244,12 @@ pub(crate) fn search<const PV: bool>(
         tt_hit.map_or(Move::NONE, |h| h.mv)
     };
     let tt_value = tt_hit.map(|h| value_from_tt(h.value, ply));
-    if !PV {
+    // A singular-extension search of this node without its hash move:
+    // the hash entry's value is not this search's, nothing is pruned
+    // before the moves, and nothing is stored.
+    let excluded = td.stack[ply].excluded;
+    let excluding = excluded.is_some();
+    if !PV && !excluding {
         if let (Some(h), Some(v)) = (tt_hit, tt_value) {
             if h.depth >= depth && bound_cuts(h.bound, v, alpha, beta) {
                 return v;
@@ -205,7 +259,7 @@ pub(crate) fn search<const PV: bool>(
 
     // Step 4b. Mate in one: a contact mate ends the node at once (not at
     // PV nodes, whose line is printed move by move).
-    if !PV && !in_check && tt_hit.is_none() && features.mate_one_ply {
+    if !PV && !in_check && !excluding && tt_hit.is_none() && features.mate_one_ply {
         if let Some(m) = contact_mate_in_one(&mut td.pos) {
             let v = mate_in(ply + 1);
             let eval = td.evaluate(&ctx.options.evaluator);
@@ -223,16 +277,18 @@ pub(crate) fn search<const PV: bool>(
         }
     }
 
-    // Step 5. Static evaluation.
+    // Step 5. Static evaluation: the evaluator's value (kept in the hash
+    // table) plus what the correction history learnt of its errors.
     td.stack[ply].in_check = in_check;
     td.stack[ply + 2].killers = Default::default();
-    let static_eval = if in_check {
+    let raw_eval = if in_check {
         -INFINITE
     } else if let Some(h) = tt_hit {
         h.eval
     } else {
         td.evaluate(&ctx.options.evaluator)
     };
+    let static_eval = corrected_eval(td, ctx, raw_eval);
     td.stack[ply].static_eval = static_eval;
     // Improving: better than two plies ago (same side to move).
     let improving = !in_check
@@ -250,7 +306,7 @@ pub(crate) fn search<const PV: bool>(
         }
     }
 
-    if !PV && !in_check {
+    if !PV && !in_check && !excluding {
         // Step 6. Reverse futility: far above beta with little depth left,
         // assume a quiet move keeps it there.
         if features.reverse_futility
@@ -272,6 +328,7 @@ pub(crate) fn search<const PV: bool>(
         {
             let r = params.nmp_base_reduction + depth / params.nmp_depth_divisor;
             td.stack[ply].current_move = Move::NULL;
+            td.stack[ply].cont_key = NO_PIECE_TO;
             td.pos.do_null_move();
             let v = -search::<false>(td, ctx, ply + 1, -beta, -beta + 1, depth - r, !cut_node);
             td.pos.undo_null_move();
@@ -295,11 +352,50 @@ pub(crate) fn search<const PV: bool>(
                 }
             }
         }
+
+        // Step 7b. ProbCut: a good capture whose reduced search beats beta
+        // by a margin would almost surely beat beta at full depth.
+        let probcut_beta =
+            beta + params.probcut_margin - params.probcut_improving * improving as i32;
+        if features.probcut
+            && depth >= params.probcut_min_depth
+            && beta.abs() < MATE_IN_MAX_PLY
+            && !tt_hit
+                .zip(tt_value)
+                .is_some_and(|(h, v)| h.depth >= depth - 3 && v < probcut_beta)
+        {
+            if let Some(v) = probcut(
+                td,
+                ctx,
+                ply,
+                probcut_beta,
+                static_eval,
+                depth,
+                cut_node,
+                tt_move,
+            ) {
+                ctx.tt.store(
+                    key,
+                    td.stack[ply].current_move,
+                    value_to_tt(v, ply),
+                    raw_eval,
+                    depth - 3,
+                    Bound::Lower,
+                    false,
+                );
+                return v - (probcut_beta - beta);
+            }
+        }
     }
 
     // Step 8. Internal iterative reduction: without a hash move, this node
     // was not searched before; search it shallower first.
-    if features.iir && (PV || cut_node) && depth >= params.iir_min_depth && tt_move == Move::NONE {
+    if features.iir
+        && (PV || cut_node)
+        && !excluding
+        && depth >= params.iir_min_depth
+        && tt_move == Move::NONE
+    {
         depth -= 1;
     }
 
@@ -307,24 +403,32 @@ pub(crate) fn search<const PV: bool>(
     let us = td.pos.side_to_move();
     let them_king = td.pos.king_square(!us);
     let killer_slots = features.killers as usize;
+    let cont = continuation_keys(td, ctx, ply);
     let mut picker = MovePicker::new(
         &td.pos,
         tt_move,
         td.stack[ply].killers,
-        killer_slots,
-        features.history,
+        MoveOrdering {
+            killer_slots,
+            history: features.history,
+            capture_history: features.capture_history,
+            cont,
+            depth,
+        },
     );
     let mut best_value = -INFINITE;
     let mut best_move = Move::NONE;
     let mut move_count = 0usize;
-    let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+    // Moves searched without raising alpha, for the maluses: (move, key).
+    let mut quiets_tried: ArrayVec<(Move, usize), 64> = ArrayVec::new();
+    let mut captures_tried: ArrayVec<(Move, usize), 32> = ArrayVec::new();
 
     let check_squares = td.pos.check_squares();
     while let Some(m) = picker.next(&td.pos, &td.history) {
         if root && !td.root_moves[td.pv_index..].iter().any(|rm| rm.mv == m) {
             continue;
         }
-        if !td.pos.is_legal(m) {
+        if m == excluded || !td.pos.is_legal(m) {
             continue;
         }
         move_count += 1;
@@ -339,6 +443,13 @@ pub(crate) fn search<const PV: bool>(
         let quiet = !capture && !promotion;
         let gives_check = check_squares.gives_check(&td.pos, m);
         let is_killer = td.stack[ply].killers.contains(m, killer_slots);
+        let key = piece_to(&td.pos, m);
+        // How well this quiet move did as a reply to the last two moves.
+        let cont_score = if quiet {
+            td.history.continuation.get(cont[0], key) + td.history.continuation.get(cont[1], key)
+        } else {
+            0
+        };
         let mut new_depth = depth - 1;
 
         // Step 10. Pruning at shallow depth (never at the root, never once
@@ -366,6 +477,18 @@ pub(crate) fn search<const PV: bool>(
                 continue;
             }
             let lmr_depth = new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)];
+            // Continuation-history pruning: a quiet move that has kept
+            // failing as the reply to the last two moves, at low depth.
+            if features.continuation_history
+                && !in_check
+                && quiet
+                && !gives_check
+                && !is_killer
+                && lmr_depth < params.cont_prune_max_depth
+                && cont_score < -params.cont_prune_margin * depth
+            {
+                continue;
+            }
             // Futility: a quiet move at a frontier node cannot lift a
             // hopeless static eval to alpha.
             if features.futility
@@ -394,25 +517,82 @@ pub(crate) fn search<const PV: bool>(
         // the move is made.
         ctx.tt.prefetch(td.pos.key_after(m));
 
-        // Step 11. Extensions: a board-move check that does not lose
-        // material, within twice the iteration depth. Checking drops are
-        // not extended: with pieces in hand there are dozens of them at
-        // every node, and extending them multiplied the nodes of a
+        // Step 11. Extensions, within twice the iteration depth.
+        // Singular extension: the hash move, a lower bound from a search
+        // nearly as deep, is searched deeper when every other move fails
+        // clearly below its value (a reduced search without it says so),
+        // twice as deep when far below. Otherwise: if even the other
+        // moves reach beta, the node fails high at once (multi-cut); if
+        // the hash move alone is expected to cut, it is searched
+        // shallower (negative extension).
+        let mut extension = 0;
+        if features.singular_extension
+            && !root
+            && m == tt_move
+            && !excluding
+            && depth >= params.se_min_depth
+            && (ply as i32) < 2 * td.root_depth
+        {
+            if let (Some(h), Some(tv)) = (tt_hit, tt_value) {
+                if h.bound != Bound::Upper
+                    && h.bound != Bound::None
+                    && h.depth >= depth - 3
+                    && tv.abs() < MATE_IN_MAX_PLY
+                {
+                    let singular_beta = tv - params.se_margin * depth / 16;
+                    td.stack[ply].excluded = m;
+                    let v = search::<false>(
+                        td,
+                        ctx,
+                        ply,
+                        singular_beta - 1,
+                        singular_beta,
+                        (depth - 1) / 2,
+                        cut_node,
+                    );
+                    td.stack[ply].excluded = Move::NONE;
+                    if td.stopped {
+                        return 0;
+                    }
+                    if v < singular_beta {
+                        extension = 1;
+                        if !PV
+                            && v < singular_beta - params.se_double_margin
+                            && td.stack[ply].double_extensions < params.se_max_doubles
+                        {
+                            extension = 2;
+                        }
+                    } else if singular_beta >= beta {
+                        return singular_beta;
+                    } else if tv >= beta {
+                        extension = -1;
+                    }
+                }
+            }
+        }
+        // A board-move check that does not lose material. Checking drops
+        // are not extended: with pieces in hand there are dozens of them
+        // at every node, and extending them multiplied the nodes of a
         // full-hands bench position at depth 8 by 50 (408 M against 8 M).
-        if features.check_extension
+        if extension == 0
+            && features.check_extension
             && gives_check
             && !m.is_drop()
             && (ply as i32) < 2 * td.root_depth
             && see_ge(&td.pos, m, 0)
         {
-            new_depth += 1;
+            extension = 1;
         }
+        new_depth += extension;
+        td.stack[ply + 1].double_extensions =
+            td.stack[ply].double_extensions + (extension >= 2) as i32;
 
         // Step 12. Make the move and search it. The child's line starts
         // empty: a null-window child that fails high leaves no line of its
         // own, and a stale one from an earlier sibling must not be copied
         // into this node's line (it once put moves after a mate in a PV).
         td.stack[ply].current_move = m;
+        td.stack[ply].cont_key = key;
         if PV {
             td.pv_len[ply + 1] = ply + 1;
         }
@@ -431,7 +611,9 @@ pub(crate) fn search<const PV: bool>(
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
             r += !PV as i32 + cut_node as i32 - improving as i32;
             if features.history {
-                r -= td.history.get(us, m) / params.lmr_history_divisor;
+                // Reduce less the moves the histories like, more the rest.
+                let stat = 2 * td.history.main.get(us, m) + cont_score;
+                r -= stat / params.lmr_history_divisor;
             }
             // At least one ply, at most new_depth; with LmrMinDepth 1, a
             // depth-1 node has new_depth 0 and is searched unreduced.
@@ -489,18 +671,26 @@ pub(crate) fn search<const PV: bool>(
                 alpha = value;
             }
         }
-        if quiet && m != best_move {
-            let _ = quiets_tried.try_push(m);
+        if m != best_move {
+            if quiet {
+                let _ = quiets_tried.try_push((m, key));
+            } else if capture {
+                let _ = captures_tried.try_push((m, key));
+            }
         }
     }
 
-    // Step 15. No legal move: mated (shogi has no stalemate).
+    // Step 15. No legal move: mated (shogi has no stalemate). Without
+    // its excluded move, a node with only that move fails low.
     if move_count == 0 {
-        return mated_in(ply);
+        return if excluding { alpha } else { mated_in(ply) };
     }
 
-    // Step 16. Learn from a cutoff: killers and history of quiet moves.
+    // Step 16. Learn from a cutoff: killers and the histories. The best
+    // move earns a bonus; the moves of its kind searched before it (quiet
+    // moves for a quiet best move, captures always) a malus.
     if best_value >= beta && best_move.is_some() {
+        let bonus = params.history_bonus(depth);
         let quiet_best = !td.pos.is_capture(best_move) && !best_move.is_promotion();
         if quiet_best {
             if killer_slots > 0 {
@@ -511,27 +701,115 @@ pub(crate) fn search<const PV: bool>(
                 }
             }
             if features.history {
-                let bonus = params.history_bonus(depth);
-                td.history.update(us, best_move, bonus);
-                for &q in &quiets_tried {
-                    td.history.update(us, q, -bonus);
+                let best_key = piece_to(&td.pos, best_move);
+                update_quiet_histories(td, us, best_move, best_key, &cont, bonus);
+                for &(q, q_key) in &quiets_tried {
+                    update_quiet_histories(td, us, q, q_key, &cont, -bonus);
                 }
+            }
+        } else if features.capture_history && td.pos.is_capture(best_move) {
+            let victim = td.pos.piece_on(best_move.to()).kind();
+            let best_key = piece_to(&td.pos, best_move);
+            td.history.capture.update(best_key, victim, bonus);
+        }
+        if features.capture_history {
+            for &(c, c_key) in &captures_tried {
+                let victim = td.pos.piece_on(c.to()).kind();
+                td.history.capture.update(c_key, victim, -bonus);
             }
         }
     }
 
-    // Step 17. Store.
+    // A singular-extension search stores nothing and teaches nothing: it
+    // left the best move out.
+    if excluding {
+        return best_value;
+    }
+
+    // Step 17. Learn the static evaluation's error, where the result says
+    // something about it: not in check, not settled by a capture, and a
+    // bound on the right side of the static value (a fail high above it,
+    // a fail low below it, or an exact value).
+    let settled_by_capture = best_move.is_some() && td.pos.is_capture(best_move);
+    let informative = if best_value >= beta {
+        best_value > static_eval
+    } else if best_move.is_some() {
+        true
+    } else {
+        best_value < static_eval
+    };
+    if features.correction_history
+        && !in_check
+        && !settled_by_capture
+        && informative
+        && best_value.abs() < MATE_IN_MAX_PLY
+    {
+        td.correction
+            .update(&td.pos, static_eval, best_value, depth);
+    }
+
+    // Step 18. Store.
     let bound = result_bound(best_value, beta, PV && best_move.is_some());
     ctx.tt.store(
         key,
         best_move,
         value_to_tt(best_value, ply),
-        static_eval,
+        raw_eval,
         depth,
         bound,
         PV,
     );
     best_value
+}
+
+/// ProbCut's move loop: the captures (and promotions) whose exchange gains
+/// at least what the static evaluation misses of `probcut_beta`, each
+/// verified by quiescence and then by a search four plies shallower.
+/// The value of the first that reaches `probcut_beta` (its move left in
+/// `td.stack[ply].current_move`), or `None`.
+#[allow(clippy::too_many_arguments)]
+fn probcut(
+    td: &mut ThreadData,
+    ctx: &SearchContext,
+    ply: usize,
+    probcut_beta: Value,
+    static_eval: Value,
+    depth: i32,
+    cut_node: bool,
+    tt_move: Move,
+) -> Option<Value> {
+    let mut picker =
+        MovePicker::new_qsearch(&td.pos, tt_move, ctx.options.features.capture_history);
+    let threshold = probcut_beta - static_eval;
+    while let Some(m) = picker.next(&td.pos, &td.history) {
+        if !td.pos.is_legal(m) || !see_ge(&td.pos, m, threshold) {
+            continue;
+        }
+        ctx.tt.prefetch(td.pos.key_after(m));
+        td.stack[ply].current_move = m;
+        td.stack[ply].cont_key = piece_to(&td.pos, m);
+        td.pos.do_move(m);
+        let mut v = -qsearch::<false>(td, ctx, ply + 1, -probcut_beta, -probcut_beta + 1);
+        if v >= probcut_beta && !td.stopped {
+            v = -search::<false>(
+                td,
+                ctx,
+                ply + 1,
+                -probcut_beta,
+                -probcut_beta + 1,
+                depth - 4,
+                !cut_node,
+            );
+        }
+        td.pos.undo_move(m);
+        if td.stopped {
+            return None;
+        }
+        if v >= probcut_beta {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// Quiescence search: captures and material-winning promotions until the
@@ -585,13 +863,16 @@ pub(crate) fn qsearch<const PV: bool>(
         }
     }
 
+    let raw_eval;
     let static_eval;
     let mut best_value;
     if in_check {
+        raw_eval = -INFINITE;
         static_eval = -INFINITE;
         best_value = -INFINITE;
     } else {
-        static_eval = tt_hit.map_or_else(|| td.evaluate(&ctx.options.evaluator), |h| h.eval);
+        raw_eval = tt_hit.map_or_else(|| td.evaluate(&ctx.options.evaluator), |h| h.eval);
+        static_eval = corrected_eval(td, ctx, raw_eval);
         // Stand pat: the side to move may decline every capture.
         best_value = static_eval;
         if best_value >= beta {
@@ -600,7 +881,7 @@ pub(crate) fn qsearch<const PV: bool>(
                     key,
                     Move::NONE,
                     value_to_tt(best_value, ply),
-                    static_eval,
+                    raw_eval,
                     -1,
                     Bound::Lower,
                     false,
@@ -612,7 +893,8 @@ pub(crate) fn qsearch<const PV: bool>(
     }
 
     let tt_move = tt_hit.map_or(Move::NONE, |h| h.mv);
-    let mut picker = MovePicker::new_qsearch(&td.pos, tt_move);
+    let mut picker =
+        MovePicker::new_qsearch(&td.pos, tt_move, ctx.options.features.capture_history);
     let mut best_move = Move::NONE;
     let mut move_count = 0;
     while let Some(m) = picker.next(&td.pos, &td.history) {
@@ -676,7 +958,7 @@ pub(crate) fn qsearch<const PV: bool>(
         key,
         best_move,
         value_to_tt(best_value, ply),
-        static_eval,
+        raw_eval,
         -1,
         bound,
         PV,

@@ -10,10 +10,11 @@
 //! control), `report.rs` (what comes back: result, scores, progress),
 //! `threads.rs` (the `Searcher`, per-thread data, Lazy SMP),
 //! `deepening.rs` (iterative deepening at the root), `alphabeta.rs` (the
-//! tree search and quiescence), `movepick.rs`, `history.rs`, `tt.rs`,
+//! tree search and quiescence), `movepick.rs`, `history.rs`, `correction.rs`, `tt.rs`,
 //! `see.rs`, `params.rs`.
 
 mod alphabeta;
+mod correction;
 mod deepening;
 pub mod history;
 pub mod movepick;

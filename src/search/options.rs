@@ -27,6 +27,18 @@ pub struct Features {
     pub killers: u8,
     /// Butterfly history ordering of quiet moves.
     pub history: bool,
+    /// Continuation histories (replies to the moves one, two and four
+    /// plies back) in the ordering, reductions and pruning of quiet moves.
+    pub continuation_history: bool,
+    /// Capture history in the ordering of captures.
+    pub capture_history: bool,
+    /// Correction history of the static evaluation (`correction.rs`).
+    pub correction_history: bool,
+    /// Singular extension of the hash move, with multi-cut and negative
+    /// extensions.
+    pub singular_extension: bool,
+    /// ProbCut: a capture beating beta by a margin at reduced depth cuts.
+    pub probcut: bool,
     /// Null-move pruning.
     pub null_move: bool,
     /// Futility pruning of quiet moves at frontier nodes.
@@ -55,6 +67,11 @@ impl Default for Features {
             move_count_pruning: true,
             killers: 2,
             history: true,
+            continuation_history: true,
+            capture_history: true,
+            correction_history: true,
+            singular_extension: true,
+            probcut: true,
             null_move: true,
             futility: true,
             reverse_futility: true,
@@ -76,12 +93,17 @@ pub type SwitchOff = fn(&mut Features);
 impl Features {
     /// Names and setters of the switches, for `bench --ablate` and the USI
     /// options; each entry turns one technique off.
-    pub const ABLATIONS: [(&'static str, SwitchOff); 13] = [
+    pub const ABLATIONS: [(&'static str, SwitchOff); 18] = [
         ("LateMoveReductions", |f| f.late_move_reductions = false),
         ("MoveCountPruning", |f| f.move_count_pruning = false),
         ("Killers=1", |f| f.killers = 1),
         ("Killers=0", |f| f.killers = 0),
         ("History", |f| f.history = false),
+        ("ContinuationHistory", |f| f.continuation_history = false),
+        ("CaptureHistory", |f| f.capture_history = false),
+        ("CorrectionHistory", |f| f.correction_history = false),
+        ("SingularExtension", |f| f.singular_extension = false),
+        ("ProbCut", |f| f.probcut = false),
         ("NullMove", |f| f.null_move = false),
         ("Futility", |f| f.futility = false),
         ("ReverseFutility", |f| f.reverse_futility = false),

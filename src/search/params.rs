@@ -67,8 +67,37 @@ pub struct SearchParams {
     pub lmr_base_pct: i32,
     /// See `lmr_base_pct`.
     pub lmr_divisor_pct: i32,
-    /// History score that shifts the reduction by one ply.
+    /// History score (twice the butterfly score plus the continuation
+    /// scores of the last two moves) that shifts the reduction by one ply.
     pub lmr_history_divisor: i32,
+    // -- Continuation-history pruning
+    /// Deepest (reduced) depth at which quiet moves with a bad
+    /// continuation record are skipped.
+    pub cont_prune_max_depth: i32,
+    /// A quiet move is skipped when its continuation score is below
+    /// `-cont_prune_margin · depth`.
+    pub cont_prune_margin: i32,
+    // -- ProbCut
+    /// Smallest depth for ProbCut.
+    pub probcut_min_depth: i32,
+    /// ProbCut looks for a capture beating `beta + probcut_margin`...
+    pub probcut_margin: Value,
+    /// ...less this when the static evaluation is improving.
+    pub probcut_improving: Value,
+    // -- Singular extension
+    /// Smallest depth for a singular-extension search.
+    pub se_min_depth: i32,
+    /// The other moves must fail below the hash move's value minus
+    /// `se_margin · depth / 16`.
+    pub se_margin: Value,
+    /// Failing below that by this much more extends by two plies.
+    pub se_double_margin: Value,
+    /// Most double extensions along one path.
+    pub se_max_doubles: i32,
+    // -- Correction history
+    /// Each correction table adds its entry (within ±1,024) divided by
+    /// this to the static evaluation.
+    pub correction_divisor: i32,
     // -- SEE pruning
     /// Deepest depth where moves losing more than `see_capture_margin ·
     /// depth` are skipped at non-PV nodes.
@@ -109,7 +138,17 @@ impl SearchParams {
         lmr_min_move: 3,
         lmr_base_pct: 50,
         lmr_divisor_pct: 225,
-        lmr_history_divisor: 8_000,
+        lmr_history_divisor: 16_000,
+        cont_prune_max_depth: 4,
+        cont_prune_margin: 4_000,
+        probcut_min_depth: 5,
+        probcut_margin: 200,
+        probcut_improving: 50,
+        se_min_depth: 6,
+        se_margin: 32,
+        se_double_margin: 20,
+        se_max_doubles: 0,
+        correction_divisor: 16,
         see_prune_max_depth: 6,
         see_capture_margin: 120,
         qs_delta_margin: 200,
@@ -198,7 +237,17 @@ tunables! {
     "LmrMinMove" lmr_min_move (1, 10, 1),
     "LmrBasePct" lmr_base_pct (-100, 200, 10),
     "LmrDivisorPct" lmr_divisor_pct (100, 600, 20),
-    "LmrHistoryDivisor" lmr_history_divisor (1000, 30000, 800),
+    "LmrHistoryDivisor" lmr_history_divisor (1000, 60000, 1600),
+    "ContPruneMaxDepth" cont_prune_max_depth (0, 14, 1),
+    "ContPruneMargin" cont_prune_margin (500, 20000, 500),
+    "ProbCutMinDepth" probcut_min_depth (2, 14, 1),
+    "ProbCutMargin" probcut_margin (50, 600, 20),
+    "ProbCutImproving" probcut_improving (0, 200, 10),
+    "SeMinDepth" se_min_depth (2, 14, 1),
+    "SeMargin" se_margin (4, 128, 4),
+    "SeDoubleMargin" se_double_margin (0, 200, 8),
+    "SeMaxDoubles" se_max_doubles (0, 16, 1),
+    "CorrectionDivisor" correction_divisor (4, 64, 2),
     "SeePruneMaxDepth" see_prune_max_depth (1, 14, 1),
     "SeeCaptureMargin" see_capture_margin (20, 400, 15),
     "QsDeltaMargin" qs_delta_margin (0, 1000, 25),

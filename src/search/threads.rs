@@ -2,8 +2,9 @@
 //! accumulators), the context every node reads, and Lazy SMP (helper
 //! threads sharing the transposition table).
 
+use super::correction::CorrectionHistory;
 use super::deepening::iterative_deepening;
-use super::history::{ButterflyHistory, Killers};
+use super::history::{Histories, Killers};
 use super::params::*;
 use super::tt::TranspositionTable;
 use super::*;
@@ -31,7 +32,15 @@ pub(crate) struct Frame {
     pub static_eval: Value,
     pub killers: Killers,
     pub current_move: Move,
+    /// `history::piece_to` of `current_move` (`NO_PIECE_TO` for a null
+    /// move), for the continuation histories of the plies below.
+    pub cont_key: usize,
     pub in_check: bool,
+    /// The move a singular-extension search leaves out at this ply.
+    pub excluded: Move,
+    /// Double extensions on the path to this ply (bounded, or the
+    /// search could extend without end).
+    pub double_extensions: i32,
 }
 
 /// Everything one search thread owns.
@@ -40,7 +49,8 @@ pub(crate) struct ThreadData {
     pub id: usize,
     pub pos: Position,
     pub stack: Vec<Frame>,
-    pub history: ButterflyHistory,
+    pub history: Histories,
+    pub correction: CorrectionHistory,
     /// Triangular PV table: `pv[ply]` holds the line from `ply` on.
     pub pv: Vec<[Move; MAX_PLY + 1]>,
     pub pv_len: Vec<usize>,
@@ -73,7 +83,8 @@ impl ThreadData {
             id,
             pos,
             stack: vec![Frame::default(); MAX_PLY + 8],
-            history: ButterflyHistory::default(),
+            history: Histories::default(),
+            correction: CorrectionHistory::default(),
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: vec![0; MAX_PLY + 1],
             nodes: 0,
@@ -237,8 +248,10 @@ impl Searcher {
     pub fn clear(&mut self) {
         self.tt.clear();
         self.main.history.clear();
+        self.main.correction.clear();
         for h in &mut self.helpers {
             h.history.clear();
+            h.correction.clear();
         }
         if let Some(m) = self.mate.as_mut() {
             m.clear();
