@@ -163,6 +163,30 @@ enum Command {
         #[arg(long)]
         limit: Option<u64>,
     },
+    /// Analyse a game record (USI line, CSA, or KIF in UTF-8 or Shift_JIS):
+    /// the evaluation before every move, the engine's move, marks for
+    /// inaccuracies (?!), mistakes (?) and blunders (??), and an SVG graph.
+    Analyse {
+        /// The record file.
+        record: PathBuf,
+        /// Nodes searched per position (default 100000).
+        #[arg(long, conflicts_with = "time_ms")]
+        nodes: Option<u64>,
+        /// Milliseconds per position instead of a node budget.
+        #[arg(long)]
+        time_ms: Option<u64>,
+        /// Write the evaluation graph here (SVG).
+        #[arg(long)]
+        svg: Option<PathBuf>,
+        /// Write the report here instead of stdout.
+        #[arg(long)]
+        report: Option<PathBuf>,
+        /// Hash table size in MiB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
     /// Opening book tools (YaneuraOu's text format).
     #[command(subcommand)]
     Book(BookCommand),
@@ -322,6 +346,33 @@ fn main() {
             }
         }
         Some(Command::Nnue(command)) => exit_on_error(nnue(command)),
+        Some(Command::Analyse {
+            record,
+            nodes,
+            time_ms,
+            svg,
+            report,
+            hash,
+            eval,
+        }) => {
+            use ryuo::analyse::{Budget, Config, DEFAULT_NODES};
+            let budget = match time_ms {
+                Some(t) => Budget::Time(std::time::Duration::from_millis(t)),
+                None => Budget::Nodes(nodes.unwrap_or(DEFAULT_NODES)),
+            };
+            let config = Config {
+                record,
+                budget,
+                svg,
+                report,
+                hash_mib: hash,
+                options: SearchOptions {
+                    evaluator: eval.evaluator(),
+                    ..SearchOptions::default()
+                },
+            };
+            exit_on_error(ryuo::analyse::run(&config));
+        }
         Some(Command::Book(command)) => {
             if let Err(e) = book(command) {
                 eprintln!("error: {e}");
