@@ -184,12 +184,16 @@ pub fn parse(text: &str) -> Result<Record, RecordError> {
         }
         read_header_line(&mut header, t, line)?;
     }
-    let (start, _) = match game {
-        Some(g) => g,
-        None => {
-            let s = header.start()?;
-            (s.clone(), s)
+    let start = match game {
+        Some((start, _)) => start,
+        // A file of `key：value` lines alone is not taken for a game.
+        None if header.handicap.is_none() && header.rows == 0 => {
+            return Err(RecordError::at(
+                0,
+                "not a game record: no USI line, CSA statement, KIF header or move found",
+            ))
         }
+        None => header.start()?,
     };
     Ok(Record {
         format: Format::Kif,
@@ -216,7 +220,7 @@ fn read_header_line(h: &mut Header, t: &str, line: usize) -> Result<(), RecordEr
         "先手番" | "下手番" => h.board.side = Color::Black,
         "後手番" | "上手番" => h.board.side = Color::White,
         _ => {
-            let Some((key, value)) = t.split_once('：').or_else(|| t.split_once(':')) else {
+            let Some((key, value)) = t.split_once('：') else {
                 return Err(RecordError::at(line, format!("not a KIF line: '{t}'")));
             };
             let value = value.trim();
@@ -524,6 +528,9 @@ mod tests {
         assert!(parse("手合割：謎落ち\n   1 ７六歩(77)\n").is_err());
         assert!(parse("| ・ ・|一\n").is_err());
         assert!(parse("先手の持駒：象\n").is_err());
+        assert!(parse("root:x:0:0:root:/root:/bin/bash\n").is_err());
+        assert!(parse("先手：誰か\n").is_err());
+        assert!(parse("手合割：平手\n").is_ok());
     }
 
     #[test]
