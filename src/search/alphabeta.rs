@@ -373,7 +373,11 @@ pub(crate) fn search<const PV: bool>(
                 depth,
                 cut_node,
                 tt_move,
-            ) {
+            )
+            // A mate found this way is not shifted by the margin: the
+            // node is searched as usual.
+            .filter(|v| v.abs() < MATE_IN_MAX_PLY)
+            {
                 ctx.tt.store(
                     key,
                     td.stack[ply].current_move,
