@@ -258,56 +258,12 @@ impl Setup {
 
     /// The SFEN of the setup, with move number 1.
     pub fn sfen(&self) -> String {
-        let mut out = String::new();
-        for rank in 0..9u8 {
-            let mut empty = 0;
-            for file in (0..9u8).rev() {
-                let p = self.board[Square::from_file_rank(file, rank).index()];
-                if p.is_empty() {
-                    empty += 1;
-                } else {
-                    if empty > 0 {
-                        out.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    out.push_str(&p.sfen());
-                }
-            }
-            if empty > 0 {
-                out.push_str(&empty.to_string());
-            }
-            if rank < 8 {
-                out.push('/');
-            }
-        }
-        out.push_str(if self.side == Color::Black {
-            " b "
-        } else {
-            " w "
-        });
-        let mut hand = String::new();
-        for color in Color::ALL {
-            for pt in [
-                PieceType::Rook,
-                PieceType::Bishop,
-                PieceType::Gold,
-                PieceType::Silver,
-                PieceType::Knight,
-                PieceType::Lance,
-                PieceType::Pawn,
-            ] {
-                let n = self.hands[color.index()][pt.index()];
-                if n > 1 {
-                    hand.push_str(&n.to_string());
-                }
-                if n > 0 {
-                    hand.push_str(&Piece::new(color, pt).sfen());
-                }
-            }
-        }
-        out.push_str(if hand.is_empty() { "-" } else { &hand });
-        out.push_str(" 1");
-        out
+        crate::position::write_sfen_with_counts(
+            &self.board,
+            |c, pt| self.hands[c.index()][pt.index()],
+            self.side,
+            1,
+        )
     }
 
     /// The position, checked by the SFEN reader; errors name `line`.

@@ -10,8 +10,8 @@ mod rules;
 mod sfen;
 
 pub use rules::{EnteringKingRule, Repetition};
-pub(crate) use sfen::write_sfen;
 pub use sfen::SfenError;
+pub(crate) use sfen::{write_sfen, write_sfen_with_counts};
 
 use crate::bitboard::{self, Bitboard};
 use crate::types::{Color, Hand, Move, Piece, PieceType, Square};

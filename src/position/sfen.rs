@@ -354,6 +354,18 @@ pub(crate) fn write_sfen(
     side: Color,
     move_number: u32,
 ) -> String {
+    write_sfen_with_counts(board, |c, pt| hands[c.index()].count(pt), side, move_number)
+}
+
+/// `write_sfen` with the hands given as counts (`hand_count(colour,
+/// kind)`), for readers of other formats whose counts may exceed what a
+/// `Hand` holds: the SFEN reader then refuses them with its own message.
+pub(crate) fn write_sfen_with_counts(
+    board: &[Piece; Square::NUM],
+    hand_count: impl Fn(Color, PieceType) -> u32,
+    side: Color,
+    move_number: u32,
+) -> String {
     let mut s = String::with_capacity(96);
     for rank in 0..9 {
         let mut empty = 0;
@@ -389,7 +401,7 @@ pub(crate) fn write_sfen(
     let mut any = false;
     for c in Color::ALL {
         for pt in order {
-            let n = hands[c.index()].count(pt);
+            let n = hand_count(c, pt);
             if n > 0 {
                 any = true;
                 if n > 1 {

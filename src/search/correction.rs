@@ -4,6 +4,7 @@
 //! added to later static evaluations of positions sharing the key, so the
 //! pruning margins measure from a better estimate.
 
+use super::history::apply_gravity;
 use crate::position::Position;
 use crate::types::{Color, PieceType, Value};
 
@@ -40,13 +41,6 @@ fn hand_key(pos: &Position) -> u64 {
     pos.hand(Color::Black).raw() as u64 | (pos.hand(Color::White).raw() as u64) << 32
 }
 
-/// Adds `bonus` with gravity.
-#[inline]
-fn apply(e: &mut i16, bonus: i32) {
-    let v = *e as i32 + bonus - (*e as i32) * bonus.abs() / LIMIT;
-    *e = v.clamp(-LIMIT, LIMIT) as i16;
-}
-
 /// The two tables, per side to move.
 pub struct CorrectionHistory {
     pawn: Box<[[i16; SIZE]; 2]>,
@@ -80,8 +74,8 @@ impl CorrectionHistory {
     pub fn update(&mut self, pos: &Position, raw: Value, searched: Value, depth: i32) {
         let us = pos.side_to_move().index();
         let bonus = ((searched - raw) * depth / 8).clamp(-MAX_BONUS, MAX_BONUS);
-        apply(&mut self.pawn[us][slot(pawn_key(pos))], bonus);
-        apply(&mut self.hand[us][slot(hand_key(pos))], bonus);
+        apply_gravity(&mut self.pawn[us][slot(pawn_key(pos))], bonus, LIMIT);
+        apply_gravity(&mut self.hand[us][slot(hand_key(pos))], bonus, LIMIT);
     }
 
     /// Forgets everything (new game).

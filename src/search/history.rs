@@ -57,14 +57,20 @@ fn from_slot(m: Move) -> usize {
     }
 }
 
-/// Adds `bonus` to a history entry with gravity: the closer a score is to
-/// the bound, the less it moves, so scores stay within `±HISTORY_MAX` and
+/// Adds `bonus` to an entry with gravity: the closer a score is to the
+/// bound `limit`, the less it moves, so scores stay within `±limit` and
 /// recent results weigh more than old ones.
 #[inline]
+pub(super) fn apply_gravity(e: &mut i16, bonus: i32, limit: i32) {
+    let b = bonus.clamp(-limit, limit);
+    let v = *e as i32 + b - (*e as i32) * b.abs() / limit;
+    *e = v.clamp(-limit, limit) as i16;
+}
+
+/// `apply_gravity` within the histories' bound.
+#[inline]
 fn apply_bonus(e: &mut i16, bonus: i32) {
-    let b = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-    let v = *e as i32 + b - (*e as i32) * b.abs() / HISTORY_MAX;
-    *e = v.clamp(-HISTORY_MAX, HISTORY_MAX) as i16;
+    apply_gravity(e, bonus, HISTORY_MAX);
 }
 
 impl ButterflyHistory {
