@@ -154,12 +154,23 @@ pub fn mean_loss(
     indices: &[u32],
     threads: usize,
 ) -> f64 {
+    parallel_mean(indices, threads, |part| loss_sum(net, obj, data, part))
+}
+
+/// The mean over `indices` of a per-sample quantity whose sum over a part
+/// of them `part_sum` gives, the parts summed on `threads` threads.
+pub(crate) fn parallel_mean(
+    indices: &[u32],
+    threads: usize,
+    part_sum: impl Fn(&[u32]) -> f64 + Sync,
+) -> f64 {
     if indices.is_empty() {
         return 0.0;
     }
+    let part_sum = &part_sum;
     let sums: Vec<f64> = std::thread::scope(|s| {
         let handles: Vec<_> = pieces(indices, threads)
-            .map(|part| s.spawn(move || loss_sum(net, obj, data, part)))
+            .map(|part| s.spawn(move || part_sum(part)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });

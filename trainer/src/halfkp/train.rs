@@ -37,7 +37,7 @@ use crate::halfkp::gradient::{
     accumulate_gradient, add_factor_gradient, loss_sum, Scratch, TableGrad,
 };
 use crate::halfkp::network::{zeroed_table, HalfKpNet, FT_LIMIT};
-use crate::train::{epoch_order, pieces, split, Adam, EpochReport, TrainConfig};
+use crate::train::{epoch_order, parallel_mean, pieces, split, Adam, EpochReport, TrainConfig};
 use crate::train::{BETA1, BETA2, EPSILON};
 use ryuo::nnue::standard::{Arch, FE_END};
 use std::time::Instant;
@@ -81,16 +81,7 @@ pub fn mean_loss(
     indices: &[u32],
     threads: usize,
 ) -> f64 {
-    if indices.is_empty() {
-        return 0.0;
-    }
-    let sums: Vec<f64> = std::thread::scope(|s| {
-        let handles: Vec<_> = pieces(indices, threads)
-            .map(|part| s.spawn(move || loss_sum(net, obj, data, part)))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    sums.iter().sum::<f64>() / indices.len() as f64
+    parallel_mean(indices, threads, |part| loss_sum(net, obj, data, part))
 }
 
 /// Per-thread buffers reused across steps.
