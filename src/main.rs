@@ -85,9 +85,14 @@ enum Command {
         /// With --file: print one line per problem.
         #[arg(long)]
         verbose: bool,
-        /// Give up after this many milliseconds (default: no limit).
+        /// Give up after this many milliseconds (default: no limit; with
+        /// --file, 1000 unless --nodes is given).
         #[arg(long)]
         time_ms: Option<u64>,
+        /// With --file: give up after this many nodes per problem, the
+        /// same work on any machine (compares solvers under load).
+        #[arg(long, requires = "file")]
+        nodes: Option<u64>,
         /// Solver table size in MiB.
         #[arg(long, default_value_t = ryuo::search::DEFAULT_MATE_HASH_MIB)]
         hash: usize,
@@ -384,10 +389,11 @@ fn main() {
             file,
             verbose,
             time_ms,
+            nodes,
             hash,
         }) => {
             if let Some(file) = file {
-                if let Err(e) = mate_set(&file, time_ms, hash, verbose) {
+                if let Err(e) = mate_set(&file, time_ms, nodes, hash, verbose) {
                     eprintln!("error: {e}");
                     std::process::exit(2);
                 }
@@ -650,17 +656,27 @@ fn book(command: BookCommand) -> Result<(), String> {
     Ok(())
 }
 
-/// `ryuo mate --file`: runs a problem set at `time_ms` (default 1000) per
-/// problem and prints the summary.
-fn mate_set(file: &Path, time_ms: Option<u64>, hash: usize, verbose: bool) -> Result<(), String> {
+/// `ryuo mate --file`: runs a problem set at `time_ms` (default 1000 when
+/// no node limit is given) and `nodes` per problem and prints the summary.
+fn mate_set(
+    file: &Path,
+    time_ms: Option<u64>,
+    nodes: Option<u64>,
+    hash: usize,
+    verbose: bool,
+) -> Result<(), String> {
     use ryuo::mate::problems;
     let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let set = problems::parse(&text)?;
     let mut solver = ryuo::mate::MateSolver::try_new(hash)?;
-    let time = std::time::Duration::from_millis(time_ms.unwrap_or(1000));
+    let time_ms = time_ms.or(if nodes.is_some() { None } else { Some(1000) });
+    let limits = problems::SetLimits {
+        time: time_ms.map(std::time::Duration::from_millis),
+        nodes,
+    };
     let mut print = |line: &str| println!("{line}");
     let each: Option<&mut dyn FnMut(&str)> = if verbose { Some(&mut print) } else { None };
-    let report = problems::run_set(&set, time, &mut solver, each);
+    let report = problems::run_set(&set, limits, &mut solver, each);
     print!("{}", report.text());
     Ok(())
 }

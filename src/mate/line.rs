@@ -1,5 +1,10 @@
 //! From a proof to a short mating line.
 //!
+//! The first answer is the proof as the table holds it ([`table_line`]):
+//! at an attacker node the check with the shortest proof, at a defender
+//! node the evasion with the longest, both read from the table, so it
+//! costs a few probes per ply and is ready the moment the root is proven.
+//!
 //! df-pn stops at the first proof it completes, which is often not the
 //! shortest. The root is first re-proven with a depth limit two plies
 //! shorter than the best mate found, until that fails: when it fails by a
@@ -32,8 +37,73 @@ pub(super) fn shortest_length(search: &mut Search, pos: &mut Position, len: u16)
     len
 }
 
+/// Reads the proof of the root (proven within `len`) off the table: checks
+/// with the shortest proof, evasions with the longest. An entry the table
+/// lost is proven again (the only search done here); `None` if the limits
+/// cut that short.
+pub(super) fn table_line(search: &mut Search, pos: &mut Position, len: u16) -> Option<Vec<Move>> {
+    let mut line = Vec::new();
+    let mut remaining = len;
+    let found = loop {
+        let ply = line.len();
+        let Some((attack, after_attack)) = shortest_attack(search, pos, ply, remaining) else {
+            break false;
+        };
+        play(search, pos, ply, attack, &mut line);
+        let mut evasions = MoveList::new();
+        generate_evasions(pos, &mut evasions);
+        if evasions.is_empty() {
+            break true;
+        }
+        let Some((defence, after_defence)) =
+            longest_proven_defence(search, pos, ply + 1, after_attack, &evasions)
+        else {
+            break false;
+        };
+        play(search, pos, ply + 1, defence, &mut line);
+        remaining = after_defence;
+    };
+    for &m in line.iter().rev() {
+        pos.undo_move(m);
+    }
+    found.then_some(line)
+}
+
+/// The evasion at the defender node `ply` (proven within `remaining`) whose
+/// proof in the table is the longest, and that length: every evasion must
+/// be proven, from the table or, where it lost the entry, again. Among
+/// equally long proofs the first in generation order (board moves before
+/// drops) is taken.
+fn longest_proven_defence(
+    search: &mut Search,
+    pos: &mut Position,
+    ply: usize,
+    remaining: u16,
+    evasions: &MoveList,
+) -> Option<(Move, u16)> {
+    let depth = remaining.checked_sub(1)?;
+    let parent = search.path(ply);
+    let mut best: Option<(Move, u16)> = None;
+    for &m in evasions {
+        let entry = child_entry(pos, parent, m, false);
+        let len = match search.probe(entry, depth) {
+            Probe::Proven { len, .. } => len,
+            _ => match prove_child(search, pos, ply, m, depth) {
+                Outcome::Proven { len } => len,
+                Outcome::Disproven | Outcome::Unknown => return None,
+            },
+        };
+        if best.is_none_or(|(_, best_len)| len > best_len) {
+            best = Some((m, len));
+        }
+    }
+    best
+}
+
 /// Reads a mating line of at most `len` plies from the root, which is
-/// proven within `len`; `None` if the limits cut the work short.
+/// proven within `len`, defending as long as possible at every defender
+/// node (which re-proves the defences: slow); `None` if the limits cut the
+/// work short.
 pub(super) fn extract_line(search: &mut Search, pos: &mut Position, len: u16) -> Option<Vec<Move>> {
     let mut line = Vec::new();
     let mut remaining = len;

@@ -66,6 +66,11 @@ pub struct SetReport {
     pub nomates_proven: usize,
     /// Problems without a mate.
     pub nomates_expected: usize,
+    /// Mates found longer than the set's known length (the solver's line
+    /// is not the shortest), and shorter (the set's length was not).
+    pub longer: usize,
+    /// See `longer`.
+    pub shorter: usize,
     /// Answers that contradict the expected one (a mate where none was
     /// proven, or the reverse): solver bugs or a wrong set.
     pub wrong: Vec<String>,
@@ -94,6 +99,11 @@ impl SetReport {
         );
         let _ = writeln!(
             s,
+            "mates longer than the set's length {}, shorter {}",
+            self.longer, self.shorter
+        );
+        let _ = writeln!(
+            s,
             "slowest answer {:.1} ms, total {:.2} s, nodes {}, nodes/s {:.0}",
             self.slowest.as_secs_f64() * 1000.0,
             secs,
@@ -107,12 +117,19 @@ impl SetReport {
     }
 }
 
-/// Solves every problem within `time` each (the table cleared between
+/// The budget of each problem of a set: a time, a node count, or both.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SetLimits {
+    pub time: Option<Duration>,
+    pub nodes: Option<u64>,
+}
+
+/// Solves every problem within `limits` each (the table cleared between
 /// problems, as for unrelated `go mate` commands), printing one line per
 /// problem to `each` if given.
 pub fn run_set(
     problems: &[Problem],
-    time: Duration,
+    limits: SetLimits,
     solver: &mut MateSolver,
     mut each: Option<&mut dyn FnMut(&str)>,
 ) -> SetReport {
@@ -124,7 +141,8 @@ pub fn run_set(
         };
         solver.clear();
         let start = Instant::now();
-        let result = solver.solve(&mut pos, &stop, start.checked_add(time), None);
+        let deadline = limits.time.and_then(|t| start.checked_add(t));
+        let result = solver.solve(&mut pos, &stop, deadline, limits.nodes);
         let elapsed = start.elapsed();
         report.problems += 1;
         report.nodes += solver.nodes();
@@ -139,6 +157,8 @@ pub fn run_set(
             MateResult::Mate(line) => {
                 if p.mate {
                     report.mates_found += 1;
+                    report.longer += usize::from(line.len() > p.plies);
+                    report.shorter += usize::from(line.len() < p.plies);
                 } else {
                     report
                         .wrong
@@ -188,7 +208,11 @@ mod tests {
         assert!(parse("4k4/9/9/9/9/9/9/9/4K4 b - 1\tmaybe\t0").is_err());
         assert!(parse("not a position\tmate\t1").is_err());
         let mut solver = MateSolver::new(4);
-        let report = run_set(&set, Duration::from_secs(10), &mut solver, None);
+        let limits = SetLimits {
+            time: Some(Duration::from_secs(10)),
+            nodes: None,
+        };
+        let report = run_set(&set, limits, &mut solver, None);
         assert_eq!((report.mates_found, report.nomates_proven), (1, 1));
         assert!(report.wrong.is_empty());
     }
