@@ -1152,6 +1152,13 @@ impl CheckSquares {
         self.by_kind[pt as usize]
     }
 
+    /// Pieces (of either side) alone between the enemy king and one of the
+    /// mover's sliders.
+    #[inline(always)]
+    pub fn discoverers(&self) -> Bitboard {
+        self.discoverers
+    }
+
     /// `Position::gives_check(m)` for the position these were taken from.
     #[inline(always)]
     pub fn gives_check(&self, pos: &Position, m: Move) -> bool {
