@@ -10,7 +10,7 @@
 //! moves and a handful of checks.
 
 use crate::bitboard::{self, Bitboard};
-use crate::movegen::{generate, GenType, MoveList};
+use crate::movegen::{count_legal, generate, generate_legal, GenType, MoveList};
 use crate::position::{CheckSquares, Position};
 use crate::types::{Move, PieceType};
 
@@ -110,17 +110,16 @@ fn checking_drops(pos: &Position, checks: &CheckSquares, list: &mut MoveList) {
 /// `list`; board moves come before drops, so that ties in the search
 /// prefer answers that are not interpositions from the hand.
 pub(super) fn generate_evasions(pos: &Position, list: &mut MoveList) {
+    // The legal generator (pins and king steps resolved as it generates,
+    // no `is_legal` per move) emits drops after board moves already.
     let start = list.len();
-    generate(pos, GenType::Evasions, list);
-    retain(list, start, |m| pos.is_legal(m));
-    list[start..].sort_by_key(|m| m.is_drop());
+    generate_legal(pos, list);
+    debug_assert!(list[start..].is_sorted_by_key(|m| m.is_drop()));
 }
 
 /// Whether the side to move, in check, has any legal move.
 pub(super) fn has_evasion(pos: &Position) -> bool {
-    let mut list = MoveList::new();
-    generate(pos, GenType::Evasions, &mut list);
-    list.iter().any(|&m| pos.is_legal(m))
+    count_legal(pos) > 0
 }
 
 /// Keeps, from `start` on, the moves that satisfy `keep`, in order.
