@@ -9,7 +9,8 @@ move has checks but no mate).
     python3 tests/data/make_tsume.py --engine target/release/ryuo \
         --psv tests/data/sample.psv --psv data/gen2.psv --out tests/data/tsume.tsv
 
-(data/gen2.psv is made by the README's gen-2 gensfen command.) Positions
+(data/gen2.psv is made by the README's gen-2 gensfen command.) --jobs N
+solves N candidates at once. Positions
 are taken in a seeded random order; a position whose answer is not proven
 within --time-ms is dropped.
 """
@@ -17,6 +18,7 @@ within --time-ms is dropped.
 import argparse
 import random
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 
 def positions(engine, psv, min_score):
@@ -56,6 +58,7 @@ def main():
     p.add_argument("--nomates", type=int, default=40)
     p.add_argument("--max-candidates", type=int, default=4000)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1, help="solver processes at once")
     p.add_argument("--out", required=True)
     args = p.parse_args()
 
@@ -65,11 +68,22 @@ def main():
     random.Random(args.seed).shuffle(cands)
     mates, nomates, by_len = [], [], {}
     tried = 0
-    for sfen in cands[: args.max_candidates]:
+    # Candidates are solved a few at a time on `jobs` processes and taken
+    # in their seeded order (which answers come within the time limit
+    # still depends on the machine's speed).
+    pool = ThreadPoolExecutor(max_workers=args.jobs)
+    pending = cands[: args.max_candidates]
+    solved = []
+    while True:
         if len(mates) >= args.mates and len(nomates) >= args.nomates:
             break
+        if not solved:
+            if not pending:
+                break
+            chunk, pending = pending[: 4 * args.jobs], pending[4 * args.jobs :]
+            solved = list(zip(chunk, pool.map(lambda s: solve(args.engine, s, args.time_ms), chunk)))
+        sfen, r = solved.pop(0)
         tried += 1
-        r = solve(args.engine, sfen, args.time_ms)
         if r is None:
             continue
         kind, plies = r
