@@ -243,3 +243,48 @@ pub(super) fn is_verified_mate(pos: &mut Position, line: &[Move]) -> bool {
     }
     ok
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mate::search::{Buffers, Limits, PathEntry};
+    use crate::mate::table::Table;
+    use std::sync::atomic::AtomicBool;
+
+    /// The first answer, read off the table right after the proof, is a
+    /// mate no longer than the proof says, for problems of every length
+    /// in the solver's set.
+    #[test]
+    fn the_table_line_of_a_proof_is_a_mate() {
+        let set = crate::mate::problems::parse(include_str!("../../tests/data/tsume.tsv")).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut checked = 0;
+        for problem in set.iter().filter(|p| p.mate && p.plies <= 15).step_by(3) {
+            let mut pos = Position::from_sfen(&problem.sfen).unwrap();
+            let mut table = Table::new(16);
+            let mut buffers = Buffers::new();
+            let limits = Limits {
+                stop: &stop,
+                deadline: None,
+                max_nodes: Some(5_000_000),
+            };
+            let mut search = Search::new(&mut table, &mut buffers, limits);
+            search.set_path(
+                0,
+                PathEntry {
+                    key: pos.board_key(),
+                    hand: pos.hand(pos.side_to_move()),
+                },
+            );
+            let Outcome::Proven { len } = search.prove(&mut pos, 0, crate::mate::MAX_MATE_LENGTH)
+            else {
+                panic!("{}: not proven", problem.sfen);
+            };
+            let line = table_line(&mut search, &mut pos, len).expect("a line");
+            assert!(line.len() <= len as usize, "{}", problem.sfen);
+            assert!(is_verified_mate(&mut pos, &line), "{}", problem.sfen);
+            checked += 1;
+        }
+        assert!(checked >= 20, "only {checked} problems");
+    }
+}
