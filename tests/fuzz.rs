@@ -1,9 +1,9 @@
 //! Property-based fuzzing of every input the engine reads (issue 23, item
-//! 2): SFEN strings and USI moves, book files, network files, training
-//! records and game records. Each target feeds random and mutated inputs
-//! (valid ones changed byte by byte or token by token) and checks that
-//! nothing panics and that what is accepted is consistent; proptest
-//! shrinks a failure to a small input.
+//! 2): the USI command stream, SFEN strings and USI moves, book files,
+//! network files, training records and game records. Each target feeds
+//! random and mutated inputs (valid ones changed byte by byte or token by
+//! token) and checks that nothing panics and that what is accepted is
+//! consistent; proptest shrinks a failure to a small input.
 //!
 //! `cargo test --release` runs a short pass of every target (a few
 //! seconds each). A longer run by hand, with a seed to repeat it:
@@ -12,7 +12,9 @@
 //! PROPTEST_CASES=20000 PROPTEST_RNG_SEED=1 cargo test --release --test fuzz
 //! ```
 //!
-//! (`PROPTEST_CASES` replaces each target's default count.)
+//! (`PROPTEST_CASES` replaces every target's default count: filter by
+//! target name to give each its own, e.g. `-- usi_stream` for the engine
+//! sessions, which take about 10 ms each.)
 //! A failure found is fixed in the engine and kept as a plain regression
 //! test beside the target that found it.
 
@@ -25,6 +27,7 @@ mod fuzz {
     pub mod packed;
     pub mod record;
     pub mod sfen;
+    pub mod usi_stream;
 }
 
 /// Records the largest allocation each test thread asks for (see
@@ -35,18 +38,13 @@ static ALLOCATOR: fuzz::alloc_probe::ProbingAllocator = fuzz::alloc_probe::Probi
 
 use proptest::test_runner::Config as ProptestConfig;
 
-/// The run's settings: `default_cases` cases, or `PROPTEST_CASES` divided
-/// by `divisor` when that is set (a longer run by hand); no failure files,
-/// as a failure found becomes a plain regression test.
-fn config(default_cases: u32, divisor: u32) -> ProptestConfig {
-    let base = ProptestConfig::default();
-    let cases = match std::env::var_os("PROPTEST_CASES") {
-        Some(_) => (base.cases / divisor).max(1),
-        None => default_cases,
-    };
+/// The run's settings: `cases` cases (proptest puts `PROPTEST_CASES` over
+/// it when that is set: a longer run by hand), and no failure files, as a
+/// failure found becomes a plain regression test.
+fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
         cases,
         failure_persistence: None,
-        ..base
+        ..ProptestConfig::default()
     }
 }

@@ -71,7 +71,7 @@ fn check_standard(bytes: &[u8]) {
 }
 
 proptest! {
-    #![proptest_config(config(500, 1))]
+    #![proptest_config(config(500))]
 
     /// Any bytes, and any bytes behind a right magic or version.
     #[test]

@@ -60,7 +60,7 @@ fn move_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(config(2000, 1))]
+    #![proptest_config(config(2000))]
 
     /// Any text at all: refused or consistent, never a panic.
     #[test]
