@@ -53,7 +53,7 @@ fn check_book(bytes: &[u8]) {
 }
 
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(config(2000))]
 
     /// Any bytes at all.
     #[test]

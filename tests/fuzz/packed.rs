@@ -39,7 +39,7 @@ fn check_record(bytes: &[u8; 40]) {
 }
 
 proptest! {
-    #![proptest_config(config(2000))]
+    #![proptest_config(config(4000))]
 
     /// Any 40 bytes.
     #[test]

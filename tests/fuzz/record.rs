@@ -74,7 +74,7 @@ fn check_record(bytes: &[u8]) {
 }
 
 proptest! {
-    #![proptest_config(config(1000))]
+    #![proptest_config(config(3000))]
 
     /// Any bytes at all.
     #[test]

@@ -49,6 +49,80 @@ fn check_sfen_text(text: &str) {
     }
 }
 
+/// A change that keeps an SFEN well formed, so that what it tests is the
+/// rules check: a square given a piece (any kind, either colour, promoted
+/// or not) or emptied, the side to move flipped, the hands replaced.
+#[derive(Clone, Debug)]
+enum Edit {
+    Square(Index, &'static str),
+    FlipSide,
+    Hands(String),
+}
+
+/// What a square may hold ("" is empty).
+const CELLS: &[&str] = &[
+    "", "P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B", "+R", "p", "l", "n",
+    "s", "g", "b", "r", "k", "+p", "+l", "+n", "+s", "+b", "+r",
+];
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        6 => (any::<Index>(), proptest::sample::select(CELLS)).prop_map(|(i, c)| Edit::Square(i, c)),
+        1 => Just(Edit::FlipSide),
+        1 => "-|([1-9]?[0-9]?[PLNSGBRKplnsgbrk]){1,5}".prop_map(Edit::Hands),
+    ]
+}
+
+/// `sfen` with `edits` made on its fields and squares.
+fn edited(sfen: &str, edits: &[Edit]) -> String {
+    let fields: Vec<&str> = sfen.split(' ').collect();
+    let mut squares: Vec<String> = Vec::with_capacity(81);
+    for rank in fields[0].split('/') {
+        let mut promoted = false;
+        for c in rank.chars() {
+            match c {
+                '+' => promoted = true,
+                '1'..='9' => (0..c.to_digit(10).unwrap()).for_each(|_| squares.push(String::new())),
+                _ => {
+                    squares.push(format!("{}{c}", if promoted { "+" } else { "" }));
+                    promoted = false;
+                }
+            }
+        }
+    }
+    let (mut side, mut hands) = (fields[1].to_string(), fields[2].to_string());
+    for e in edits {
+        match e {
+            Edit::Square(i, cell) => *i.get_mut(&mut squares) = cell.to_string(),
+            Edit::FlipSide => side = if side == "b" { "w".into() } else { "b".into() },
+            Edit::Hands(h) => hands = h.clone(),
+        }
+    }
+    let ranks: Vec<String> = squares
+        .chunks(9)
+        .map(|rank| {
+            let mut text = String::new();
+            let mut empty = 0;
+            for cell in rank {
+                if cell.is_empty() {
+                    empty += 1;
+                    continue;
+                }
+                if empty > 0 {
+                    text.push_str(&empty.to_string());
+                    empty = 0;
+                }
+                text.push_str(cell);
+            }
+            if empty > 0 {
+                text.push_str(&empty.to_string());
+            }
+            text
+        })
+        .collect();
+    format!("{} {side} {hands} {}", ranks.join("/"), fields[3])
+}
+
 /// A move-like string: squares, drops, promotions, and junk.
 fn move_text() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -60,7 +134,7 @@ fn move_text() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(config(2000))]
+    #![proptest_config(config(4000))]
 
     /// Any text at all: refused or consistent, never a panic.
     #[test]
@@ -78,6 +152,18 @@ proptest! {
         let original = &sfens[which.index(sfens.len())];
         let bytes = mutated(original.as_bytes(), &changes);
         check_sfen_text(&String::from_utf8_lossy(&bytes));
+    }
+
+    /// Valid SFENs with squares, side and hands changed: positions the
+    /// rules may or may not allow (two pawns on a file, dead pieces, a
+    /// king missing or in check, too many pieces).
+    #[test]
+    fn edited_positions_are_refused_or_consistent(
+        which in any::<Index>(),
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        let sfens = corpus::sfens();
+        check_sfen_text(&edited(&sfens[which.index(sfens.len())], &edits));
     }
 
     /// A parsed move is legal; every legal move parses back to itself.
@@ -98,5 +184,13 @@ proptest! {
         for &m in &legal {
             prop_assert_eq!(pos.parse_usi_move(&m.to_string()), Some(m));
         }
+    }
+}
+
+/// Editing nothing gives the SFEN back.
+#[test]
+fn no_edit_is_the_identity() {
+    for sfen in corpus::sfens() {
+        assert_eq!(&edited(sfen, &[]), sfen);
     }
 }
