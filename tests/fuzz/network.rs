@@ -70,6 +70,10 @@ fn check_standard(bytes: &[u8]) {
     }
 }
 
+/// What random bytes follow: a RYUONNUE magic, version and feature set;
+/// the magic alone; nothing.
+const RYUO_PREFIXES: &[&[u8]] = &[b"RYUONNUE\x02\0\0\0\x01\0\0\0", b"RYUONNUE", b""];
+
 proptest! {
     #![proptest_config(config(500))]
 
@@ -77,14 +81,13 @@ proptest! {
     #[test]
     fn random_bytes_are_refused(
         bytes in proptest::collection::vec(any::<u8>(), 0..256),
-        prefix in 0..3usize,
+        ryuo_prefix in proptest::sample::select(RYUO_PREFIXES),
+        standard_prefix in any::<bool>(),
     ) {
-        let mut ryuo = [&b"RYUONNUE\x02\0\0\0\x01\0\0\0"[..], b"RYUONNUE", b""][prefix].to_vec();
-        ryuo.extend_from_slice(&bytes);
-        check_ryuo(&ryuo);
-        let mut standard = [&ryuo::nnue::standard::VERSION.to_le_bytes()[..], b""][prefix % 2].to_vec();
-        standard.extend_from_slice(&bytes);
-        check_standard(&standard);
+        check_ryuo(&[ryuo_prefix, &bytes[..]].concat());
+        let version = ryuo::nnue::standard::VERSION.to_le_bytes();
+        let standard_prefix = if standard_prefix { &version[..] } else { &[][..] };
+        check_standard(&[standard_prefix, &bytes[..]].concat());
     }
 
     /// Valid RYUONNUE files, mutated (headers included).

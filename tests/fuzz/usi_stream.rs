@@ -144,8 +144,8 @@ struct FixtureFiles {
 fn fixture_files() -> &'static FixtureFiles {
     static FILES: OnceLock<FixtureFiles> = OnceLock::new();
     FILES.get_or_init(|| {
-        let dir =
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fuzz-usi-{}", std::process::id()));
+        // The same files on every run: one folder, rewritten.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-usi");
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("nn.bin"), corpus::standard_network()).unwrap();
         let ryuo_network = dir.join("small.nnue");
@@ -863,4 +863,18 @@ fn a_refused_position_changes_nothing() {
         model.displays[0]
     );
     check_session(&model, &output);
+}
+
+/// The entering-king position of the corpus is a declaration win, so the
+/// sessions reach `bestmove win` and its check.
+#[test]
+fn the_corpus_reaches_a_declaration() {
+    let sfen = corpus::sfens()
+        .iter()
+        .find(|s| may_declare(&Position::from_sfen(s).unwrap()))
+        .expect("a corpus position where a declaration wins");
+    let lines = [format!("position sfen {sfen}"), "go depth 1".into()].map(String::into_bytes);
+    let (model, output) = run_session(&SETUP, &lines);
+    check_session(&model, &output);
+    assert!(output.iter().any(|l| l == "bestmove win"), "{output:?}");
 }
