@@ -1,8 +1,9 @@
 //! Network files: `Network::from_bytes` (RYUONNUE) and
 //! `StandardNetwork::from_bytes` (YaneuraOu `nn.bin`) on random bytes and
 //! on valid files truncated, bit-flipped and given huge sizes in their
-//! headers. A file is refused or read back to the same bytes, never a
-//! panic, and no allocation is much larger than the file itself (a header
+//! headers. A file is refused, or read with its weights exactly and
+//! written back to a file that reads back to itself; never a panic, and no
+//! allocation is much larger than the file itself (a header
 //! claiming gigabytes must not be believed before the length is checked).
 
 use super::alloc_probe::largest_allocation_in;
@@ -29,8 +30,21 @@ fn check_ryuo(bytes: &[u8]) {
         bytes.len()
     );
     if let Ok(net) = read {
-        assert_same(&net.to_bytes(), bytes);
+        // A version 1 file (no flags field) is written as the current
+        // version: the weights come back exactly, and the file written
+        // back reads back to itself.
+        let written = net.to_bytes();
+        assert_same(ryuo_weights(&written), ryuo_weights(bytes));
+        let again = Network::from_bytes(&written).expect("a written file reads back");
+        assert_same(&again.to_bytes(), &written);
     }
+}
+
+/// Where the weights start in a RYUONNUE file: after the magic, version,
+/// feature set, width, activation and (from version 2) flags.
+fn ryuo_weights(bytes: &[u8]) -> &[u8] {
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+    &bytes[if version >= 2 { 28 } else { 24 }..]
 }
 
 /// Asserts that a file written back is the file read, naming the first
@@ -116,4 +130,17 @@ fn the_corpus_networks_are_read_back_exactly() {
     }
     check_standard(corpus::standard_network());
     assert!(StandardNetwork::from_bytes(corpus::standard_network()).is_ok());
+}
+
+/// Found by the long run: a version 1 file (four header bytes fewer) is
+/// accepted and written back as version 2, with the same weights.
+#[test]
+fn a_version_1_file_is_written_back_as_the_current_version() {
+    let current = &corpus::ryuo_networks()[0];
+    let mut v1 = current.clone();
+    v1.drain(24..28);
+    v1[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let net = Network::from_bytes(&v1).expect("a version 1 file");
+    assert_eq!(&net.to_bytes(), current);
+    check_ryuo(&v1);
 }
