@@ -234,9 +234,7 @@ impl Engine {
     /// Handles one command line read at `received`.
     fn handle_at(&mut self, line: &str, received: Instant) -> Flow {
         self.received = received;
-        // A byte-order mark (GUIs on Windows write one first).
-        let line = line.trim_start_matches('\u{feff}');
-        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        let words = command_words(line);
         let Some((&command, args)) = words.split_first() else {
             return Flow::Continue;
         };
@@ -802,7 +800,7 @@ fn read_events(
         let event = match read_line(&mut input, &mut buf) {
             Ok(LineRead::Line) => {
                 let line = String::from_utf8_lossy(&buf).into_owned();
-                if line.trim() == "quit" {
+                if command_words(&line).first() == Some(&"quit") {
                     // The loop may be busy filling the hash table for
                     // `isready`: it would read this only when done.
                     crate::memory::abandon_fills();
@@ -817,6 +815,18 @@ fn read_events(
             return;
         }
     }
+}
+
+/// The words of a command line as the loop reads them: after a byte-order
+/// mark (GUIs on Windows write one first), split at ASCII whitespace. The
+/// reader asks it too whether a line is `quit`: a line it took for `quit`
+/// that the loop did not (`"\u{3000}quit"`, `"quit\x0b"`: Unicode
+/// whitespace) stopped every later hash allocation while the engine went
+/// on, and the next `go` panicked for want of a table.
+fn command_words(line: &str) -> Vec<&str> {
+    line.trim_start_matches('\u{feff}')
+        .split_ascii_whitespace()
+        .collect()
 }
 
 /// Locks `m`, even if a thread panicked while holding it.
@@ -874,4 +884,21 @@ pub fn parse_position(args: &[&str]) -> Result<Position, String> {
         pos.do_move(m);
     }
     Ok(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command_words;
+
+    /// The reader's `quit` is the loop's `quit`: Unicode whitespace does
+    /// not split words (found by tests/fuzz.rs).
+    #[test]
+    fn quit_is_the_first_word_after_a_byte_order_mark() {
+        for line in ["quit", "quit\r\n", " quit now", "\u{feff}quit"] {
+            assert_eq!(command_words(line).first(), Some(&"quit"), "{line:?}");
+        }
+        for line in ["\u{3000}quit", "quit\x0b", "\u{a0}quit\n", "quitx"] {
+            assert_ne!(command_words(line).first(), Some(&"quit"), "{line:?}");
+        }
+    }
 }
