@@ -84,6 +84,9 @@ def main():
             solved = list(zip(chunk, pool.map(lambda s: solve(args.engine, s, args.time_ms), chunk)))
         sfen, r = solved.pop(0)
         tried += 1
+        if tried % 200 == 0:
+            print(f"{tried} tried: {len(mates)} mates {dict(sorted(by_len.items()))}, "
+                  f"{len(nomates)} nomates", flush=True)
         if r is None:
             continue
         kind, plies = r

@@ -15,7 +15,8 @@ line that does not mate, `nomate` for a mate, a mate for a no-mate), the
 slowest answer, and how many mates are longer than the set's length.
 
 Engine options: --option "NAME=VALUE" (every engine); YaneuraOu's mate
-engine takes USI_Hash for its table.
+engine takes USI_Hash for its table, Ryuo MateHash: give both the same
+(--hash 256 --option MateHash=256).
 """
 
 import argparse
@@ -125,16 +126,14 @@ def main():
             s["slowest"] = max(s["slowest"], ms)
             s["total"] += ms
             verdict = answer[0] if answer else "?"
-            if verdict in ("timeout", "?"):
-                pass
+            if verdict in ("timeout", "?", "none", "notimplemented"):
+                pass  # no answer (YaneuraOu says `checkmate none` for "unknown")
             elif verdict == "nomate":
                 if is_mate:
                     s["wrong"] += 1
                     s["wrong_list"].append("%s: nomate, expected a mate" % sfen)
                 else:
                     s["nomates"] += 1
-            elif verdict == "notimplemented":
-                pass
             elif not is_mate_line(sfen, answer):
                 s["wrong"] += 1
                 s["wrong_list"].append("%s: not a mate: %s" % (sfen, " ".join(answer)))
