@@ -12,7 +12,9 @@ verified by cshogi, an independent referee: every move legal, every
 attacker move a check, the defender mated at the end (and so never a pawn-
 drop mate). Per engine: mates found, no-mates proven, wrong answers (a mate
 line that does not mate, `nomate` for a mate, a mate for a no-mate), the
-slowest answer, and how many mates are longer than the set's length.
+slowest answer, how many mates are longer than the set's length, and late
+answers (after the budget plus --grace-ms): a right answer that came late
+is counted apart, not as found.
 
 Engine options: --option "NAME=VALUE" (every engine); YaneuraOu's mate
 engine takes USI_Hash for its table, Ryuo MateHash: give both the same
@@ -102,6 +104,9 @@ def main():
     ap.add_argument("--time-ms", type=int, default=100)
     ap.add_argument("--hash", type=int, default=64, help="USI_Hash, MiB (default 64)")
     ap.add_argument("--option", action="append", default=[])
+    ap.add_argument("--grace-ms", type=float, default=5.0,
+                    help="an answer later than the budget plus this is late: counted apart, "
+                         "not as found (default 5)")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     options = [tuple(o.split("=", 1)) for o in args.option]
@@ -115,7 +120,7 @@ def main():
 
     engines = [Engine(p, options, args.hash) for p in args.engine]
     stats = [dict(mates=0, nomates=0, wrong=0, slowest=0.0, longer=0, shorter=0, total=0.0,
-                  wrong_list=[]) for _ in engines]
+                  wrong_list=[], late=0, late_found=0) for _ in engines]
     for n, (sfen, is_mate, plies) in enumerate(problems):
         order = list(range(len(engines)))
         if n % 2:
@@ -126,12 +131,16 @@ def main():
             s["slowest"] = max(s["slowest"], ms)
             s["total"] += ms
             verdict = answer[0] if answer else "?"
+            late = ms > args.time_ms + args.grace_ms
+            s["late"] += late
             if verdict in ("timeout", "?", "none", "notimplemented"):
                 pass  # no answer (YaneuraOu says `checkmate none` for "unknown")
             elif verdict == "nomate":
                 if is_mate:
                     s["wrong"] += 1
                     s["wrong_list"].append("%s: nomate, expected a mate" % sfen)
+                elif late:
+                    s["late_found"] += 1
                 else:
                     s["nomates"] += 1
             elif not is_mate_line(sfen, answer):
@@ -140,6 +149,8 @@ def main():
             elif not is_mate:
                 s["wrong"] += 1
                 s["wrong_list"].append("%s: a mate where the set has none" % sfen)
+            elif late:
+                s["late_found"] += 1
             else:
                 s["mates"] += 1
                 s["longer"] += len(answer) > plies
@@ -156,9 +167,10 @@ def main():
         args.time_ms, len(problems), n_mates, n_nomates))
     for e, s in zip(engines, stats):
         print("%s: mates %d/%d, nomates %d/%d, wrong %d, slowest %.1f ms, mean %.1f ms, "
-              "mates longer than the set's %d, shorter %d" % (
+              "mates longer than the set's %d, shorter %d; late answers %d (right but late: %d)" % (
                   e.name, s["mates"], n_mates, s["nomates"], n_nomates, s["wrong"], s["slowest"],
-                  s["total"] / max(1, len(problems)), s["longer"], s["shorter"]))
+                  s["total"] / max(1, len(problems)), s["longer"], s["shorter"], s["late"],
+                  s["late_found"]))
         for w in s["wrong_list"]:
             print("  wrong: " + w)
 
