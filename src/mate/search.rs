@@ -316,12 +316,13 @@ impl<'a> Search<'a> {
         self.load_children(first, last, depth - 1);
         let (mut pn, mut dn);
         loop {
-            (pn, dn) = node_numbers(&self.buffers.children[first..last], or_node);
+            let scan = Scan::of(&self.buffers.children[first..last], or_node);
+            (pn, dn) = scan.node_numbers(or_node);
             if pn == 0 || dn == 0 || pn >= th_pn || dn >= th_dn || self.aborted {
                 break;
             }
             let (best, child_th_pn, child_th_dn) =
-                select_child(&self.buffers.children[first..last], or_node, th_pn, th_dn);
+                scan.select_child(&self.buffers.children[first..last], or_node, th_pn, th_dn);
             let child = self.buffers.children[first + best];
             self.buffers.path[ply + 1] = PathEntry {
                 key: child.key,
@@ -571,62 +572,81 @@ fn interposition_needs(pos: &Position, attacker_hand: Hand, proof: Hand) -> Hand
     proof
 }
 
-/// A node's (pn, dn) from its children's.
-fn node_numbers(children: &[Child], or_node: bool) -> (u32, u32) {
-    let (select, sum) = selection_and_sum(children, or_node);
-    if or_node {
-        (select, sum)
-    } else {
-        (sum, select)
-    }
+/// One pass over a node's children: what both its numbers and the choice
+/// of the child to search next need (one pass rather than three: the loop
+/// over the children runs at every step of every node).
+struct Scan {
+    /// The child with the smallest selection number (pn at an OR node, dn
+    /// at an AND node), the first of equals.
+    best: usize,
+    /// Its selection number, and the second smallest.
+    best_s: u32,
+    second_s: u32,
+    /// The sum of the other number, `INFINITE` if one is infinite.
+    sum: u32,
 }
 
-/// The numbers df-pn minimises over children (pn at an OR node, dn at an
-/// AND node) and sums over them (the other), as (minimum, sum).
-fn selection_and_sum(children: &[Child], or_node: bool) -> (u32, u32) {
-    let mut min = INFINITE;
-    let mut sum = 0u64;
-    let mut infinite_sum = false;
-    for c in children {
-        let (s, t) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
-        min = min.min(s);
-        infinite_sum |= t == INFINITE;
-        sum += t as u64;
-    }
-    let sum = if infinite_sum {
-        INFINITE
-    } else {
-        sum.min(MAX_FINITE as u64) as u32
-    };
-    (min, sum)
-}
-
-/// The child to search next and its (pn, dn) thresholds.
-fn select_child(children: &[Child], or_node: bool, th_pn: u32, th_dn: u32) -> (usize, u32, u32) {
-    let number = |c: &Child| if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
-    let (mut best, mut best_s, mut second_s) = (0, INFINITE, INFINITE);
-    for (i, c) in children.iter().enumerate() {
-        let (s, _) = number(c);
-        if s < best_s {
-            (best, second_s, best_s) = (i, best_s, s);
-        } else if s < second_s {
-            second_s = s;
+impl Scan {
+    fn of(children: &[Child], or_node: bool) -> Scan {
+        let (mut best, mut best_s, mut second_s) = (0, INFINITE, INFINITE);
+        let mut sum = 0u64;
+        let mut infinite_sum = false;
+        for (i, c) in children.iter().enumerate() {
+            let (s, t) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
+            if s < best_s {
+                (best, second_s, best_s) = (i, best_s, s);
+            } else if s < second_s {
+                second_s = s;
+            }
+            infinite_sum |= t == INFINITE;
+            sum += t as u64;
+        }
+        let sum = if infinite_sum {
+            INFINITE
+        } else {
+            sum.min(MAX_FINITE as u64) as u32
+        };
+        Scan {
+            best,
+            best_s,
+            second_s,
+            sum,
         }
     }
-    let (_, sum) = selection_and_sum(children, or_node);
-    let (th_select, th_sum) = if or_node {
-        (th_pn, th_dn)
-    } else {
-        (th_dn, th_pn)
-    };
-    let child_sum_number = number(&children[best]).1;
-    let child_th_select = th_select.min(widen(second_s));
-    let child_th_sum =
-        (th_sum as u64 - sum as u64 + child_sum_number as u64).min(INFINITE as u64) as u32;
-    if or_node {
-        (best, child_th_select, child_th_sum)
-    } else {
-        (best, child_th_sum, child_th_select)
+
+    /// The node's (pn, dn): the minimum and the sum, as the node type
+    /// orders them.
+    fn node_numbers(&self, or_node: bool) -> (u32, u32) {
+        if or_node {
+            (self.best_s, self.sum)
+        } else {
+            (self.sum, self.best_s)
+        }
+    }
+
+    /// The child to search next and its (pn, dn) thresholds.
+    fn select_child(
+        &self,
+        children: &[Child],
+        or_node: bool,
+        th_pn: u32,
+        th_dn: u32,
+    ) -> (usize, u32, u32) {
+        let (th_select, th_sum) = if or_node {
+            (th_pn, th_dn)
+        } else {
+            (th_dn, th_pn)
+        };
+        let c = &children[self.best];
+        let child_sum_number = if or_node { c.dn } else { c.pn };
+        let child_th_select = th_select.min(widen(self.second_s));
+        let child_th_sum =
+            (th_sum as u64 - self.sum as u64 + child_sum_number as u64).min(INFINITE as u64) as u32;
+        if or_node {
+            (self.best, child_th_select, child_th_sum)
+        } else {
+            (self.best, child_th_sum, child_th_select)
+        }
     }
 }
 
