@@ -46,10 +46,11 @@ static NEVER_STOP: AtomicBool = AtomicBool::new(false);
 
 /// Shares of a time budget. Prove first: the proof search may use up to
 /// `PROVE_SHARE` of it, and its first proof, read off the table, is the
-/// answer. Shorten later: `SHORTEN_SHARE` of the time left after the
-/// proof goes to shortening it, the rest (plus `LINE_OVERRUN`) to reading
-/// the exact shortest line; if that does not finish, the first line
-/// stands.
+/// answer (reading it may overrun the budget by `LINE_OVERRUN` when the
+/// table lost part of the proof). Shorten later: `SHORTEN_SHARE` of the
+/// time left after the proof goes to shortening it, the rest to reading
+/// the line with the longest defence; if that does not finish, the first
+/// line stands.
 /// (Before, the proof stopped at 60 % to leave time for reading a line
 /// that re-proved the defences: at 100 ms, 86 of the set's 120 mates.)
 const PROVE_SHARE: f64 = 0.9;
@@ -160,8 +161,10 @@ impl MateSolver {
                 let shorten_deadline =
                     deadline.map(|d| now + d.saturating_duration_since(now).mul_f64(SHORTEN_SHARE));
                 let has_time = shorten_deadline.is_none_or(|d| now < d);
-                let len = first.as_ref().map_or(len, |moves| moves.len() as u16);
                 let mut best = first;
+                // Shortening starts from the proven length, not from the
+                // first line's: that line's defender may have given up
+                // early, so its length says nothing of the mate's.
                 if has_time && len >= 3 {
                     search.aborted = false;
                     search.limits = Limits {
@@ -170,16 +173,18 @@ impl MateSolver {
                         max_nodes,
                     };
                     let shorter = line::shortest_length(&mut search, pos, len);
-                    if shorter < len || best.is_none() {
-                        search.aborted = false;
-                        search.limits = line_limits(stop, search.nodes);
-                        if let Some(moves) = line::extract_line(&mut search, pos, shorter)
-                            .filter(|moves| line::is_verified_mate(pos, moves))
-                        {
-                            if best.as_ref().is_none_or(|b| moves.len() < b.len()) {
-                                best = Some(moves);
-                            }
-                        }
+                    search.aborted = false;
+                    // The line read with the longest defence replaces the
+                    // first whenever it can be read in time: by the
+                    // deadline itself, as there is an answer already.
+                    search.limits = Limits {
+                        deadline,
+                        ..line_limits(stop, search.nodes)
+                    };
+                    if let Some(moves) = line::extract_line(&mut search, pos, shorter)
+                        .filter(|moves| line::is_verified_mate(pos, moves))
+                    {
+                        best = Some(moves);
                     }
                 }
                 best.map_or(MateResult::Timeout, MateResult::Mate)
