@@ -46,7 +46,7 @@ pub fn run(
     out: &mut impl Write,
 ) -> Result<BenchTotals, String> {
     let mut searcher = Searcher::try_new(hash_mib)?;
-    searcher.set_threads(threads);
+    searcher.set_threads(threads)?;
     let control = Control::default();
     Ok(run_on(
         &mut searcher,

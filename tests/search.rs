@@ -201,7 +201,7 @@ fn several_threads_always_return_legal_moves() {
     let text = include_str!("data/perft_random.tsv");
     let mut searcher = Searcher::new(16);
     for threads in [2, 3, 4] {
-        searcher.set_threads(threads);
+        searcher.set_threads(threads).unwrap();
         for line in text.lines().filter(|l| !l.starts_with('#')).step_by(11) {
             let sfen = line.split('\t').next().unwrap();
             let pos = Position::from_sfen(sfen).unwrap();
@@ -233,12 +233,22 @@ fn several_threads_always_return_legal_moves() {
     }
 }
 
+/// Threads are user input: a count whose tables exceed the free memory is
+/// refused before anything is allocated, and the threads stay as they were.
+#[test]
+fn too_many_threads_are_refused_and_the_old_count_kept() {
+    let mut searcher = Searcher::new(1);
+    searcher.set_threads(2).unwrap();
+    assert!(searcher.set_threads(usize::MAX).is_err());
+    assert_eq!(searcher.threads(), 2);
+}
+
 #[test]
 fn stop_reaches_every_thread() {
     use std::sync::Arc;
     let pos = Position::startpos();
     let mut searcher = Searcher::new(16);
-    searcher.set_threads(3);
+    searcher.set_threads(3).unwrap();
     let control = Arc::new(Control::new(false));
     let c = Arc::clone(&control);
     let stopper = std::thread::spawn(move || {

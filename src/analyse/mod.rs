@@ -225,7 +225,7 @@ pub fn analyse(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<Analysis, String> {
     let mut searcher = Searcher::try_new(hash_mib)?;
-    searcher.set_threads(1);
+    searcher.set_threads(1)?;
     let limits = match budget {
         Budget::Nodes(n) => Limits {
             nodes: Some(n.max(1)),

@@ -4,7 +4,7 @@
 
 use super::correction::CorrectionHistory;
 use super::deepening::iterative_deepening;
-use super::history::{Histories, Killers};
+use super::history::{ContinuationHistory, Histories, Killers};
 use super::params::*;
 use super::tt::TranspositionTable;
 use super::*;
@@ -272,14 +272,25 @@ impl Searcher {
     }
 
     /// Number of search threads (Lazy SMP: one main thread and helpers
-    /// sharing the hash table).
-    pub fn set_threads(&mut self, threads: usize) {
+    /// sharing the hash table). Each helper has its own tables (about
+    /// 14 MB, mostly the continuation history): more than the free memory
+    /// is refused and the threads stay as they were.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         let helpers = threads.max(1) - 1;
+        let added = helpers.saturating_sub(self.helpers.len());
+        let bytes = added.saturating_mul(ContinuationHistory::BYTES + THREAD_OTHER_BYTES);
+        if !crate::memory::fits_in_memory(bytes) {
+            return Err(format!(
+                "cannot allocate {} MiB for {threads} search threads: more than the free memory",
+                bytes >> 20
+            ));
+        }
         self.helpers.truncate(helpers);
         while self.helpers.len() < helpers {
             let id = self.helpers.len() + 1;
             self.helpers.push(ThreadData::new(id, Position::startpos()));
         }
+        Ok(())
     }
 
     /// Number of search threads.
@@ -371,3 +382,7 @@ impl Searcher {
 
 /// Stack of a helper thread: the recursive search keeps ~10 KiB a ply.
 const HELPER_STACK_BYTES: usize = 64 << 20;
+
+/// A helper's tables besides the continuation history (principal
+/// variations, frames, accumulators, the other histories), rounded up.
+const THREAD_OTHER_BYTES: usize = 2 << 20;

@@ -393,7 +393,10 @@ impl Engine {
             searcher.clear();
             self.memory = SearchMemory::Clean;
         }
-        searcher.set_threads(self.options.threads());
+        if let Err(e) = searcher.set_threads(self.options.threads()) {
+            let kept = searcher.threads();
+            self.out.error(&format!("{e}; {kept} search threads kept"));
+        }
     }
 
     /// Allocates the mate solver's table at `isready`, as the hash table
