@@ -12,7 +12,7 @@
 use crate::bitboard::{self, Bitboard};
 use crate::movegen::{count_legal, generate, generate_legal, GenType, MoveList};
 use crate::position::{CheckSquares, Position};
-use crate::types::{Move, PieceType};
+use crate::types::{Move, PieceType, Square};
 
 /// Appends every legal checking move of the side to move to `list`.
 pub(super) fn generate_checks(pos: &Position, list: &mut MoveList) {
@@ -75,7 +75,7 @@ fn checking_candidates(pos: &Position, checks: &CheckSquares, list: &mut MoveLis
 }
 
 /// Appends the moves from `from` to each of `targets`.
-fn push_moves(list: &mut MoveList, from: crate::types::Square, targets: Bitboard, promote: bool) {
+fn push_moves(list: &mut MoveList, from: Square, targets: Bitboard, promote: bool) {
     for to in targets {
         list.push(Move::normal(from, to, promote));
     }
