@@ -42,31 +42,7 @@ pub(super) fn shortest_length(search: &mut Search, pos: &mut Position, len: u16)
 /// lost is proven again (the only search done here); `None` if the limits
 /// cut that short.
 pub(super) fn table_line(search: &mut Search, pos: &mut Position, len: u16) -> Option<Vec<Move>> {
-    let mut line = Vec::new();
-    let mut remaining = len;
-    let found = loop {
-        let ply = line.len();
-        let Some((attack, after_attack)) = shortest_attack(search, pos, ply, remaining) else {
-            break false;
-        };
-        play(search, pos, ply, attack, &mut line);
-        let mut evasions = MoveList::new();
-        generate_evasions(pos, &mut evasions);
-        if evasions.is_empty() {
-            break true;
-        }
-        let Some((defence, after_defence)) =
-            longest_proven_defence(search, pos, ply + 1, after_attack, &evasions)
-        else {
-            break false;
-        };
-        play(search, pos, ply + 1, defence, &mut line);
-        remaining = after_defence;
-    };
-    for &m in line.iter().rev() {
-        pos.undo_move(m);
-    }
-    found.then_some(line)
+    read_line(search, pos, len, longest_proven_defence)
 }
 
 /// The evasion at the defender node `ply` (proven within `remaining`) whose
@@ -105,6 +81,22 @@ fn longest_proven_defence(
 /// node (which re-proves the defences: slow); `None` if the limits cut the
 /// work short.
 pub(super) fn extract_line(search: &mut Search, pos: &mut Position, len: u16) -> Option<Vec<Move>> {
+    read_line(search, pos, len, longest_defence)
+}
+
+/// How a line chooses the defence at the defender node `ply` (proven
+/// within `remaining`) among `evasions`: the move and the length after it.
+type DefenceRule = fn(&mut Search, &mut Position, usize, u16, &MoveList) -> Option<(Move, u16)>;
+
+/// Walks a mating line from the root (proven within `len`): the check with
+/// the shortest proof at attacker nodes, the defence `defence` picks at
+/// defender nodes; `None` if a step fails (the limits cut it short).
+fn read_line(
+    search: &mut Search,
+    pos: &mut Position,
+    len: u16,
+    defence: DefenceRule,
+) -> Option<Vec<Move>> {
     let mut line = Vec::new();
     let mut remaining = len;
     let found = loop {
@@ -118,13 +110,12 @@ pub(super) fn extract_line(search: &mut Search, pos: &mut Position, len: u16) ->
         if evasions.is_empty() {
             break true;
         }
-        let Some((defence, after_defence)) =
-            longest_defence(search, pos, ply + 1, after_attack, &evasions)
+        let Some((answer, after_answer)) = defence(search, pos, ply + 1, after_attack, &evasions)
         else {
             break false;
         };
-        play(search, pos, ply + 1, defence, &mut line);
-        remaining = after_defence;
+        play(search, pos, ply + 1, answer, &mut line);
+        remaining = after_answer;
     };
     for &m in line.iter().rev() {
         pos.undo_move(m);
