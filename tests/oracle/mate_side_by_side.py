@@ -134,27 +134,26 @@ def main():
             late = ms > args.time_ms + args.grace_ms
             s["late"] += late
             if verdict in ("timeout", "?", "none", "notimplemented"):
-                pass  # no answer (YaneuraOu says `checkmate none` for "unknown")
+                outcome = None  # no answer (YaneuraOu says `checkmate none` for "unknown")
             elif verdict == "nomate":
-                if is_mate:
-                    s["wrong"] += 1
-                    s["wrong_list"].append("%s: nomate, expected a mate" % sfen)
-                elif late:
+                outcome = "nomate, expected a mate" if is_mate else "nomates"
+            elif not is_mate_line(sfen, answer):
+                outcome = "not a mate: " + " ".join(answer)
+            elif not is_mate:
+                outcome = "a mate where the set has none"
+            else:
+                outcome = "mates"
+            if outcome in ("mates", "nomates"):
+                if late:
                     s["late_found"] += 1
                 else:
-                    s["nomates"] += 1
-            elif not is_mate_line(sfen, answer):
+                    s[outcome] += 1
+                    if outcome == "mates":
+                        s["longer"] += len(answer) > plies
+                        s["shorter"] += len(answer) < plies
+            elif outcome is not None:
                 s["wrong"] += 1
-                s["wrong_list"].append("%s: not a mate: %s" % (sfen, " ".join(answer)))
-            elif not is_mate:
-                s["wrong"] += 1
-                s["wrong_list"].append("%s: a mate where the set has none" % sfen)
-            elif late:
-                s["late_found"] += 1
-            else:
-                s["mates"] += 1
-                s["longer"] += len(answer) > plies
-                s["shorter"] += len(answer) < plies
+                s["wrong_list"].append("%s: %s" % (sfen, outcome))
             if args.verbose:
                 print("%3d %-30s %7.1f ms  %s" % (n, engines[i].name[:30], ms,
                                                   verdict if verdict in ("timeout", "nomate")
