@@ -4,7 +4,7 @@
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
-use ryuo::learn::gensfen::GensfenConfig;
+use ryuo::learn::gensfen::{GensfenConfig, Shard};
 use ryuo::learn::{PsvReader, PsvWriter};
 use ryuo::position::Position;
 use ryuo::search::{Evaluator, SearchOptions};
@@ -120,6 +120,7 @@ enum Command {
     /// `--features tune` build).
     TuneSpec,
     /// Self-play training positions in YaneuraOu's PackedSfenValue format.
+    /// The file depends only on the settings, not on the thread count.
     Gensfen {
         /// Positions to write.
         #[arg(long)]
@@ -133,12 +134,18 @@ enum Command {
         /// Depth of each move's search.
         #[arg(long)]
         depth: Option<i32>,
-        /// Games played in parallel, one per thread.
+        /// Games played in parallel, one per thread (the output is the
+        /// same whatever their number).
         #[arg(long, default_value_t = 1)]
         threads: usize,
-        /// Random seed (thread i plays from a seed made of this and i).
+        /// Random seed: game j of shard i plays from a generator keyed by
+        /// (seed, i, j).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Play shard I of N (0 <= I < N) of the seed's games: the shards
+        /// of one seed never share a game, and their files concatenate.
+        #[arg(long, default_value = "0/1", value_name = "I/N")]
+        shard: Shard,
         /// Random legal plies at the start of each game, MIN..MAX.
         #[arg(long, value_parser = parse_range)]
         random_plies: Option<(u32, u32)>,
@@ -413,6 +420,7 @@ fn main() {
             depth,
             threads,
             seed,
+            shard,
             random_plies,
             random_min,
             random_max,
@@ -429,6 +437,7 @@ fn main() {
                 depth,
                 threads,
                 seed,
+                shard,
                 random_min: random_min.unwrap_or(min),
                 random_max: random_max.unwrap_or(max),
                 eval_limit,

@@ -1,11 +1,13 @@
 //! Self-play training data: the committed sample reads back as legal
-//! records, and a small run is deterministic and keeps only what it should.
+//! records; a small run is deterministic, keeps only what it should, and
+//! writes the same bytes whatever the thread count; shards differ.
 
-use ryuo::learn::gensfen::{self, GensfenConfig};
+use ryuo::learn::gensfen::{self, GensfenConfig, Shard};
 use ryuo::learn::{read_records, PackedSfenValue, PsvWriter};
 use ryuo::movegen::legal_moves;
 use ryuo::position::Position;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 /// Checks what every gensfen record must satisfy: the position unpacks, is
 /// not in check, the move is legal and not a capture, score and result in
@@ -28,8 +30,9 @@ fn check_record(i: usize, r: &PackedSfenValue, eval_limit: i16, random_min: u16)
 ///     --out tests/data/sample.psv
 /// ```
 ///
-/// (defaults: random plies 8..16, eval limit 3000, max ply 320), a fixture
-/// for trainer tests.
+/// (defaults: random plies 8..16, eval limit 3000, max ply 320) at commit
+/// 44101eb, before games were numbered: the same command now plays other
+/// games. A fixture for trainer tests.
 #[test]
 fn sample_records_are_legal() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.psv");
@@ -84,6 +87,103 @@ fn two_threads_write_the_count() {
     };
     let a = generate(&config);
     assert_eq!(a.len(), 60 * PackedSfenValue::SIZE);
+}
+
+/// Games are numbered and written in number order, so the thread count
+/// changes only the speed.
+#[test]
+fn the_thread_count_does_not_change_the_file() {
+    let config = GensfenConfig {
+        count: 250,
+        nodes: Some(300),
+        seed: 9,
+        ..GensfenConfig::default()
+    };
+    let one = generate(&config);
+    for threads in [2, 3] {
+        assert!(
+            one == generate(&GensfenConfig {
+                threads,
+                ..config.clone()
+            })
+        );
+    }
+}
+
+/// Shard i's games depend on i, not on the shard count; different shards
+/// play different games.
+#[test]
+fn shards_play_their_own_games() {
+    let shard = |index, count| {
+        generate(&GensfenConfig {
+            count: 40,
+            nodes: Some(200),
+            shard: Shard { index, count },
+            ..GensfenConfig::default()
+        })
+    };
+    let (a, b) = (shard(1, 2), shard(1, 5));
+    assert!(a == b);
+    let whole = shard(0, 1);
+    assert!(whole == shard(0, 3));
+    assert_ne!(whole[..32], a[..32], "first positions");
+}
+
+/// A fresh folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ryuo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn ryuo(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ryuo"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// `ryuo gensfen` with the settings of these tests and `extra`.
+fn gensfen_cli(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["gensfen", "--count", "60", "--nodes", "200", "--seed", "4"];
+    args.extend_from_slice(extra);
+    let out = ryuo(&args, dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {err}");
+    assert!(err.contains("gensfen: done, 60 positions"), "{err}");
+    out
+}
+
+#[test]
+fn the_command_writes_the_same_file_on_one_and_two_threads() {
+    let dir = scratch("gensfen-threads");
+    gensfen_cli(&dir, &["--threads", "1", "--out", "one.psv"]);
+    gensfen_cli(&dir, &["--threads", "2", "--out", "two.psv"]);
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
+    assert!(read("one.psv") == read("two.psv"));
+    assert_eq!(read("one.psv").len(), 60 * PackedSfenValue::SIZE);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_shard_is_refused() {
+    let dir = scratch("gensfen-bad-shard");
+    for bad in ["3/2", "2/2", "a/b", "0/0", "1", "-1/2"] {
+        let shard = format!("--shard={bad}");
+        let out = ryuo(
+            &[
+                "gensfen", "--count", "1", "--nodes", "10", &shard, "--out", "x.psv",
+            ],
+            &dir,
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--shard"), "{bad}: {err}");
+    }
+    assert!(!dir.join("x.psv").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
