@@ -1,8 +1,10 @@
 //! Self-play training data: the committed sample reads back as legal
 //! records; a small run is deterministic, keeps only what it should, and
-//! writes the same bytes whatever the thread count; shards differ.
+//! writes the same bytes whatever the thread count; shards differ, carry
+//! manifests, and merge into their concatenation.
 
 use ryuo::learn::gensfen::{self, GensfenConfig, Shard};
+use ryuo::learn::manifest::{manifest_path, Manifest};
 use ryuo::learn::{read_records, PackedSfenValue, PsvWriter};
 use ryuo::movegen::legal_moves;
 use ryuo::position::Position;
@@ -157,13 +159,69 @@ fn gensfen_cli(dir: &Path, extra: &[&str]) -> Output {
 }
 
 #[test]
-fn the_command_writes_the_same_file_on_one_and_two_threads() {
+fn the_command_writes_the_same_file_and_manifest_on_one_and_two_threads() {
     let dir = scratch("gensfen-threads");
     gensfen_cli(&dir, &["--threads", "1", "--out", "one.psv"]);
     gensfen_cli(&dir, &["--threads", "2", "--out", "two.psv"]);
     let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
     assert!(read("one.psv") == read("two.psv"));
     assert_eq!(read("one.psv").len(), 60 * PackedSfenValue::SIZE);
+    let manifest = |f: &str| Manifest::read(&manifest_path(&dir.join(f))).unwrap();
+    let (one, two) = (manifest("one.psv"), manifest("two.psv"));
+    assert_eq!(one.file, "one.psv");
+    assert_eq!((one.records, one.bytes), (60, 2400));
+    assert_eq!(one.content_hash, two.content_hash);
+    assert_eq!(one.gensfen, two.gensfen);
+    let run = one.gensfen.unwrap();
+    assert_eq!((run.seed, run.shard, run.count), (4, Shard::WHOLE, 60));
+    assert_eq!((run.nodes, run.random_plies), (Some(200), [8, 16]));
+    assert!(!one.engine.commit.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn shards_merge_into_their_concatenation_and_are_checked() {
+    let dir = scratch("gensfen-merge");
+    let mut concatenated = Vec::new();
+    for i in 0..3 {
+        let (shard, out) = (format!("{i}/3"), format!("s{i}.psv"));
+        gensfen_cli(&dir, &["--shard", &shard, "--out", &out]);
+        concatenated.extend(std::fs::read(dir.join(&out)).unwrap());
+    }
+    let merged = ryuo(
+        &["gensfen-merge", "all.psv", "s0.psv", "s1.psv", "s2.psv"],
+        &dir,
+    );
+    assert!(merged.status.success(), "{merged:?}");
+    assert!(std::fs::read(dir.join("all.psv")).unwrap() == concatenated);
+    let m = Manifest::read(&manifest_path(&dir.join("all.psv"))).unwrap();
+    assert_eq!(m.records, 180);
+    let shards: Vec<Shard> = m.runs().iter().map(|r| r.shard).collect();
+    assert_eq!(shards, [0, 1, 2].map(|index| Shard { index, count: 3 }));
+    assert!(ryuo(&["gensfen-verify", "all.psv", "s1.psv"], &dir)
+        .status
+        .success());
+
+    // The same shard twice is the same games.
+    let twice = ryuo(
+        &["gensfen-merge", "x.psv", "s0.psv", "s1.psv", "s0.psv"],
+        &dir,
+    );
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("shard 0 of seed 4"));
+
+    // A changed byte fails the check, and the merge.
+    let mut bytes = std::fs::read(dir.join("s1.psv")).unwrap();
+    bytes[100] ^= 1;
+    std::fs::write(dir.join("s1.psv"), bytes).unwrap();
+    let verify = ryuo(&["gensfen-verify", "s0.psv", "s1.psv"], &dir);
+    assert_eq!(verify.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&verify.stdout);
+    assert!(text.contains("s0.psv: ok"), "{text}");
+    assert!(text.contains("s1.psv: FAILED"), "{text}");
+    let merge = ryuo(&["gensfen-merge", "y.psv", "s0.psv", "s1.psv"], &dir);
+    assert_eq!(merge.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&merge.stderr).contains("content hash"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

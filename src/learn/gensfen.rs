@@ -27,6 +27,7 @@ use crate::search::{Control, Evaluator, Limits, SearchOptions, Searcher, Silent}
 use crate::types::{Color, Move, Value};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
@@ -175,8 +176,8 @@ pub fn search_options(config: &GensfenConfig) -> SearchOptions {
 /// Part `index` of a generation split into `count` shards (`--shard
 /// i/n`). The shard's index keys its games' generators (`game_rng`), so
 /// shards of one seed play different games and their files concatenate;
-/// `count` only bounds the index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `count` only bounds the index (and is recorded in the manifest).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
     /// Which shard, `0..count`.
     pub index: u32,
