@@ -8,6 +8,7 @@ use ryuo::learn::gensfen::{GensfenConfig, Shard};
 use ryuo::learn::manifest::EvalInfo;
 use ryuo::learn::PsvReader;
 use ryuo::position::Position;
+use ryuo::progress::Progress;
 use ryuo::search::{Evaluator, SearchOptions};
 use ryuo::usi::output::perft_report;
 use std::fs::File;
@@ -528,8 +529,10 @@ fn exit_on_error(r: Result<(), String>) {
 }
 
 fn gensfen(config: &GensfenConfig, evaluation: EvalInfo, out: &Path) -> Result<(), String> {
+    use ryuo::learn::gensfen::PROGRESS_EVERY;
     config.validate().map_err(|e| e.to_string())?;
-    ryuo::learn::shards::generate(config, evaluation, out, &mut io::stderr())
+    let mut progress = Progress::stderr("gensfen", "positions", config.count, PROGRESS_EVERY);
+    ryuo::learn::shards::generate(config, evaluation, out, &mut progress)
         .map_err(|e| e.to_string())?;
     Ok(())
 }
@@ -728,7 +731,9 @@ fn book(command: BookCommand) -> Result<(), String> {
                 seed,
                 hash_mib: hash,
             };
-            let r = ryuo::book::make::from_selfplay(&settings, &mut create(&out)?)
+            let every = std::time::Duration::from_secs(10);
+            let mut progress = Progress::stderr("book", "games", games as u64, every);
+            let r = ryuo::book::make::from_selfplay(&settings, &mut create(&out)?, &mut progress)
                 .map_err(|e| e.to_string())?;
             println!(
                 "{games} games; {} positions and {} moves written to {}",

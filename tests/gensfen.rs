@@ -8,6 +8,7 @@ use ryuo::learn::manifest::{manifest_path, Manifest};
 use ryuo::learn::{read_records, PackedSfenValue, PsvWriter};
 use ryuo::movegen::legal_moves;
 use ryuo::position::Position;
+use ryuo::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -51,7 +52,7 @@ fn sample_records_are_legal() {
 
 fn generate(config: &GensfenConfig) -> Vec<u8> {
     let mut w = PsvWriter::new(Vec::new());
-    let stats = gensfen::run(config, &mut w, &mut std::io::sink()).unwrap();
+    let stats = gensfen::run(config, &mut w, &mut Progress::hidden()).unwrap();
     assert_eq!(stats.positions, config.count);
     assert_eq!(stats.ends.iter().sum::<u64>(), stats.games);
     w.finish().unwrap()

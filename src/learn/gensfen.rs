@@ -22,6 +22,7 @@ use super::file::PsvWriter;
 use super::packed::{PackedSfen, PackedSfenValue};
 use crate::movegen::legal_moves;
 use crate::position::{Position, Repetition};
+use crate::progress::Progress;
 use crate::search::params::MATE_IN_MAX_PLY;
 use crate::search::{Control, Evaluator, Limits, SearchOptions, Searcher, Silent};
 use crate::types::{Color, Move, Value};
@@ -41,8 +42,8 @@ use std::time::{Duration, Instant};
 /// a shallow search should not decide a game.
 pub const ADJUDICATION_PLIES: u32 = 4;
 
-/// How often progress is printed.
-const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+/// How often progress is printed when stderr is not a terminal.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
 /// The recursive search keeps ~10 KiB a ply; worker threads get room.
 const WORKER_STACK_BYTES: usize = 64 << 20;
@@ -443,12 +444,12 @@ pub struct GensfenStats {
     pub elapsed: Duration,
 }
 
-/// Generates `config.count` records into `out`, printing progress to
-/// `progress` every few seconds.
+/// Generates `config.count` records into `out`, showing progress on
+/// `progress`.
 pub fn run<W: Write>(
     config: &GensfenConfig,
     out: &mut PsvWriter<W>,
-    progress: &mut dyn Write,
+    progress: &mut Progress,
 ) -> Result<GensfenStats, GensfenError> {
     config.validate()?;
     let stop = AtomicBool::new(false);
@@ -468,27 +469,27 @@ pub fn run<W: Write>(
             }
         }
         drop(tx);
-        let r = write_games(config, rx, out, progress, start);
+        let r = write_games(config, rx, out, progress);
         stop.store(true, Ordering::Relaxed);
         r
     });
     let mut stats = result?;
     stats.elapsed = start.elapsed();
     let secs = stats.elapsed.as_secs_f64().max(1e-9);
-    let _ = writeln!(
-        progress,
+    progress.note(&format!(
         "gensfen: done, {} positions from {} games in {:.1} s ({:.0} positions/s)",
         stats.positions,
         stats.games,
         secs,
         stats.positions as f64 / secs
-    );
+    ));
     let ends: Vec<String> = GameEnd::ALL
         .iter()
         .zip(stats.ends)
         .map(|(e, n)| format!("{} {n}", e.name()))
         .collect();
-    let _ = writeln!(progress, "gensfen: games ended by {}", ends.join(", "));
+    progress.note(&format!("gensfen: games ended by {}", ends.join(", ")));
+    progress.finish();
     Ok(stats)
 }
 
@@ -522,12 +523,10 @@ fn write_games<W: Write>(
     config: &GensfenConfig,
     rx: mpsc::Receiver<(u64, Game)>,
     out: &mut PsvWriter<W>,
-    progress: &mut dyn Write,
-    start: Instant,
+    progress: &mut Progress,
 ) -> Result<GensfenStats, GensfenError> {
     let mut stats = GensfenStats::default();
     let mut waiting: BTreeMap<u64, Game> = BTreeMap::new();
-    let mut last_report = Instant::now();
     while stats.positions < config.count {
         match rx.recv_timeout(Duration::from_millis(500)) {
             Ok((number, game)) => {
@@ -552,28 +551,9 @@ fn write_games<W: Write>(
                 stats.positions += 1;
             }
         }
-        if last_report.elapsed() >= PROGRESS_EVERY {
-            last_report = Instant::now();
-            report(config, &stats, start.elapsed(), progress);
-        }
+        progress.update(stats.positions, &format!(", {} games", stats.games));
     }
     Ok(stats)
-}
-
-fn report(config: &GensfenConfig, stats: &GensfenStats, elapsed: Duration, out: &mut dyn Write) {
-    let secs = elapsed.as_secs_f64().max(1e-9);
-    let rate = stats.positions as f64 / secs;
-    let left = config.count.saturating_sub(stats.positions) as f64;
-    let eta = if rate > 0.0 {
-        format!("{:.0} s", left / rate)
-    } else {
-        "?".to_string()
-    };
-    let _ = writeln!(
-        out,
-        "gensfen: {}/{} positions, {} games, {:.0} positions/s, ETA {}",
-        stats.positions, config.count, stats.games, rate, eta
-    );
 }
 
 #[cfg(test)]
@@ -668,7 +648,7 @@ mod tests {
         }
         drop(tx);
         let mut out = PsvWriter::new(Vec::new());
-        let stats = write_games(&config, rx, &mut out, &mut io::sink(), Instant::now()).unwrap();
+        let stats = write_games(&config, rx, &mut out, &mut Progress::hidden()).unwrap();
         let bytes = out.finish().unwrap();
         let scores: Vec<i16> = bytes
             .chunks_exact(PackedSfenValue::SIZE)

@@ -9,6 +9,7 @@ use super::fnv::{self, HashingWriter};
 use super::gensfen::{self, GensfenConfig, GensfenError, GensfenStats};
 use super::manifest::{manifest_path, EvalInfo, GensfenInfo, Manifest, ManifestError};
 use super::packed::PackedSfenValue;
+use crate::progress::Progress;
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -34,13 +35,12 @@ impl std::fmt::Display for GenerateError {
 impl std::error::Error for GenerateError {}
 
 /// Runs `config` into the file `out` and writes its manifest beside it
-/// (`evaluation` describes `config.evaluator` there); progress goes to
-/// `progress`.
+/// (`evaluation` describes `config.evaluator` there).
 pub fn generate(
     config: &GensfenConfig,
     evaluation: EvalInfo,
     out: &Path,
-    progress: &mut dyn Write,
+    progress: &mut Progress,
 ) -> Result<(GensfenStats, Manifest), GenerateError> {
     config.validate().map_err(GenerateError::Gensfen)?;
     let io_error = |e| GenerateError::File(ManifestError::Io(out.to_path_buf(), e));
