@@ -23,6 +23,7 @@ pub mod movegen;
 pub mod nnue;
 pub mod perft;
 pub mod position;
+pub mod progress;
 pub mod search;
 pub mod time;
 pub mod types;

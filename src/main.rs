@@ -4,9 +4,11 @@
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
-use ryuo::learn::gensfen::GensfenConfig;
-use ryuo::learn::{PsvReader, PsvWriter};
+use ryuo::learn::gensfen::{GensfenConfig, Shard};
+use ryuo::learn::manifest::EvalInfo;
+use ryuo::learn::PsvReader;
 use ryuo::position::Position;
+use ryuo::progress::Progress;
 use ryuo::search::{Evaluator, SearchOptions};
 use ryuo::usi::output::perft_report;
 use std::fs::File;
@@ -41,22 +43,48 @@ struct EvalArgs {
 impl EvalArgs {
     /// The evaluator asked for; exits with an error line on a bad file.
     fn evaluator(&self) -> Evaluator {
+        self.evaluator_and_info().0
+    }
+
+    /// The evaluator asked for and its description for a manifest (a
+    /// network's hash included); exits with an error line on a bad file.
+    fn evaluator_and_info(&self) -> (Evaluator, EvalInfo) {
+        use ryuo::learn::fnv;
         if self.classic {
-            return Evaluator::Classic;
+            return (Evaluator::Classic, EvalInfo::Classic);
         }
         if self.material {
-            return Evaluator::Material;
+            return (Evaluator::Material, EvalInfo::Material);
         }
-        match &self.eval_file {
-            None => Evaluator::default(),
-            Some(path) => match ryuo::nnue::load(path) {
-                Ok(net) => Evaluator::of(&net, self.fv_scale.max(1)),
-                Err(e) => {
-                    eprintln!("error: {}: {e}", path.display());
-                    std::process::exit(2);
-                }
-            },
-        }
+        let fail = |path: &Path, e: &dyn std::fmt::Display| -> ! {
+            eprintln!("error: {}: {e}", path.display());
+            std::process::exit(2);
+        };
+        let Some(path) = &self.eval_file else {
+            let evaluator = Evaluator::default();
+            let info = match evaluator {
+                Evaluator::Network(_) => EvalInfo::Embedded {
+                    network: ryuo::nnue::EMBEDDED_NAME.to_string(),
+                    hash: fnv::hash_text(ryuo::nnue::EMBEDDED_BYTES),
+                },
+                _ => EvalInfo::Classic,
+            };
+            return (evaluator, info);
+        };
+        let net = ryuo::nnue::load(path).unwrap_or_else(|e| fail(path, &e));
+        let (_, hash) = fnv::hash_file(path).unwrap_or_else(|e| fail(path, &e));
+        let fv_scale = self.fv_scale.max(1);
+        let (format, divisor) = match net {
+            ryuo::nnue::EvalNetwork::Ryuo(_) => ("ryuo", None),
+            ryuo::nnue::EvalNetwork::Standard(_) => ("yaneuraou", Some(fv_scale)),
+        };
+        let info = EvalInfo::File {
+            path: path.display().to_string(),
+            hash: fnv::text(hash),
+            format: format.to_string(),
+            fv_scale: divisor,
+        };
+        (Evaluator::of(&net, fv_scale), info)
     }
 }
 
@@ -119,7 +147,9 @@ enum Command {
     /// `name,value,min,max,step` (the names are the USI options of a
     /// `--features tune` build).
     TuneSpec,
-    /// Self-play training positions in YaneuraOu's PackedSfenValue format.
+    /// Self-play training positions in YaneuraOu's PackedSfenValue format,
+    /// with a manifest beside them (`OUT.manifest.json`). The file depends
+    /// only on the settings, not on the thread count.
     Gensfen {
         /// Positions to write.
         #[arg(long)]
@@ -133,12 +163,19 @@ enum Command {
         /// Depth of each move's search.
         #[arg(long)]
         depth: Option<i32>,
-        /// Games played in parallel, one per thread.
+        /// Games played in parallel, one per thread (the output is the
+        /// same whatever their number).
         #[arg(long, default_value_t = 1)]
         threads: usize,
-        /// Random seed (thread i plays from a seed made of this and i).
+        /// Random seed: game j of shard i plays from a generator keyed by
+        /// (seed, i, j).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Play shard I of N (0 <= I < N) of the seed's games: the shards
+        /// of one seed never share a game, and their files concatenate
+        /// (`ryuo gensfen-merge`).
+        #[arg(long, default_value = "0/1", value_name = "I/N")]
+        shard: Shard,
         /// Random legal plies at the start of each game, MIN..MAX.
         #[arg(long, value_parser = parse_range)]
         random_plies: Option<(u32, u32)>,
@@ -159,6 +196,23 @@ enum Command {
         hash: usize,
         #[command(flatten)]
         eval: EvalArgs,
+    },
+    /// Concatenate record files (gensfen shards) in the order given into
+    /// OUT, after checking each against its manifest; writes OUT's
+    /// manifest listing the parts.
+    GensfenMerge {
+        /// The merged file (its manifest goes beside it).
+        out: PathBuf,
+        /// The files to merge, each with its manifest beside it.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+    },
+    /// Check record files against their manifests (size, records, content
+    /// hash).
+    GensfenVerify {
+        /// The files, each with its manifest beside it.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Print a PackedSfenValue file: sfen, move, score, ply, result per line.
     PsvDump {
@@ -413,6 +467,7 @@ fn main() {
             depth,
             threads,
             seed,
+            shard,
             random_plies,
             random_min,
             random_max,
@@ -423,21 +478,25 @@ fn main() {
         }) => {
             let defaults = GensfenConfig::default();
             let (min, max) = random_plies.unwrap_or((defaults.random_min, defaults.random_max));
+            let (evaluator, info) = eval.evaluator_and_info();
             let config = GensfenConfig {
                 count,
                 nodes,
                 depth,
                 threads,
                 seed,
+                shard,
                 random_min: random_min.unwrap_or(min),
                 random_max: random_max.unwrap_or(max),
                 eval_limit,
                 max_ply,
                 hash_mib: hash,
-                evaluator: eval.evaluator(),
+                evaluator,
             };
-            exit_on_error(gensfen(&config, &out));
+            exit_on_error(gensfen(&config, info, &out));
         }
+        Some(Command::GensfenMerge { out, inputs }) => exit_on_error(gensfen_merge(&out, &inputs)),
+        Some(Command::GensfenVerify { files }) => exit_on_error(gensfen_verify(&files)),
         Some(Command::PsvDump { file, limit }) => exit_on_error(psv_dump(&file, limit)),
         Some(Command::Perft {
             depth,
@@ -469,13 +528,52 @@ fn exit_on_error(r: Result<(), String>) {
     }
 }
 
-fn gensfen(config: &GensfenConfig, out: &Path) -> Result<(), String> {
+fn gensfen(config: &GensfenConfig, evaluation: EvalInfo, out: &Path) -> Result<(), String> {
+    use ryuo::learn::gensfen::PROGRESS_EVERY;
     config.validate().map_err(|e| e.to_string())?;
-    let mut writer =
-        PsvWriter::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    ryuo::learn::gensfen::run(config, &mut writer, &mut io::stderr()).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())?;
+    let mut progress = Progress::stderr("gensfen", "positions", config.count, PROGRESS_EVERY);
+    ryuo::learn::shards::generate(config, evaluation, out, &mut progress)
+        .map_err(|e| e.to_string())?;
     Ok(())
+}
+
+fn gensfen_merge(out: &Path, inputs: &[PathBuf]) -> Result<(), String> {
+    let m = ryuo::learn::shards::merge(out, inputs).map_err(|e| e.to_string())?;
+    println!(
+        "{}: {} records from {} files, {} bytes, {}",
+        out.display(),
+        m.records,
+        m.parts.len(),
+        m.bytes,
+        m.content_hash
+    );
+    Ok(())
+}
+
+/// Checks every file, then fails if any did not match.
+fn gensfen_verify(files: &[PathBuf]) -> Result<(), String> {
+    let mut bad = 0;
+    for f in files {
+        match ryuo::learn::shards::verify(f) {
+            Ok(m) => println!(
+                "{}: ok, {} records, {}",
+                f.display(),
+                m.records,
+                m.content_hash
+            ),
+            Err(e) => {
+                println!("{}: FAILED: {e}", f.display());
+                bad += 1;
+            }
+        }
+    }
+    match bad {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} of {} files do not match their manifests",
+            files.len()
+        )),
+    }
 }
 
 /// One line per record; a record that does not decode gets an `error` line
@@ -633,7 +731,9 @@ fn book(command: BookCommand) -> Result<(), String> {
                 seed,
                 hash_mib: hash,
             };
-            let r = ryuo::book::make::from_selfplay(&settings, &mut create(&out)?)
+            let every = std::time::Duration::from_secs(10);
+            let mut progress = Progress::stderr("book", "games", games as u64, every);
+            let r = ryuo::book::make::from_selfplay(&settings, &mut create(&out)?, &mut progress)
                 .map_err(|e| e.to_string())?;
             println!(
                 "{games} games; {} positions and {} moves written to {}",

@@ -6,6 +6,7 @@ use super::format::{self, write_header, write_position};
 use super::{BookKey, BookMove};
 use crate::movegen::legal_moves;
 use crate::position::Position;
+use crate::progress::Progress;
 use crate::search::{Control, Limits, SearchOptions, Searcher, Silent};
 use crate::types::Move;
 use rand::rngs::StdRng;
@@ -197,9 +198,11 @@ pub struct SelfplayReport {
 /// after a few random plies; every position searched is written with the
 /// move played, its score for the side to move, the depth, the second
 /// move of the PV as ponder move, and how often the move was played.
+/// `progress` counts the games.
 pub fn from_selfplay(
     settings: &SelfplaySettings,
     out: &mut impl Write,
+    progress: &mut Progress,
 ) -> io::Result<SelfplayReport> {
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let mut searcher = Searcher::new(settings.hash_mib.max(1));
@@ -209,7 +212,8 @@ pub fn from_selfplay(
         ..Limits::default()
     };
     let mut seen: HashMap<BookKey, (String, Vec<BookMove>)> = HashMap::new();
-    for _ in 0..settings.games {
+    for game in 0..settings.games {
+        progress.update(game as u64, &format!(", {} positions", seen.len()));
         let mut pos = Position::startpos();
         while pos.game_ply() <= settings.max_ply {
             let legal = legal_moves(&pos);
@@ -241,6 +245,11 @@ pub fn from_selfplay(
             pos.do_move(best);
         }
     }
+    progress.update(
+        settings.games as u64,
+        &format!(", {} positions", seen.len()),
+    );
+    progress.finish();
     let mut positions: Vec<(String, Vec<BookMove>)> = seen.into_values().collect();
     positions.sort_by(|a, b| a.0.cmp(&b.0));
     write_header(out)?;
@@ -394,7 +403,7 @@ mod tests {
             hash_mib: 1,
         };
         let mut out = Vec::new();
-        let report = from_selfplay(&settings, &mut out).unwrap();
+        let report = from_selfplay(&settings, &mut out, &mut Progress::hidden()).unwrap();
         assert!(report.positions >= 4, "{report:?}");
         let loaded = format::parse(&out[..]).unwrap();
         assert_eq!(loaded.skipped, 0);

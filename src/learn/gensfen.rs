@@ -1,30 +1,39 @@
 //! Training positions by self-play (`ryuo gensfen`).
 //!
-//! Each thread plays its own games with its own single-threaded `Searcher`:
-//! a few random legal plies from the start position for variety, then the
-//! searched best move at every ply. Every quiet position (not in check, best
-//! move not a capture) after the random opening is kept with the search
-//! score and move; when the game ends, each kept position gets the result
-//! from its side to move's view. Whole games go to one writer thread, which
-//! stops everyone once enough positions are written.
+//! A run plays numbered games: game `j` of shard `i` draws its random
+//! opening from its own generator, keyed by (seed, `i`, `j`) (`game_rng`),
+//! and each game starts with a cleared searcher, so a game is a function of
+//! its number alone. Any thread may play any game: each takes the next
+//! number, plays it with its own single-threaded `Searcher` (a few random
+//! legal plies from the start position for variety, then the searched best
+//! move at every ply), and sends it whole to one writer. Every quiet
+//! position (not in check, best move not a capture) after the random
+//! opening is kept with the search score and move; when the game ends, each
+//! kept position gets the result from its side to move's view.
 //!
-//! A thread's games depend only on the seed and its index (the search is
-//! limited by nodes or depth, never by time), so one thread gives the same
-//! file every run; with several threads the games are the same but their
-//! order in the file depends on timing.
+//! The writer emits whole games in game-number order (holding back those
+//! that finish early) and stops at exactly `count` records, cutting the
+//! last game short. The search is limited by nodes or depth, never by time,
+//! so the file is a pure function of the settings: the same bytes whatever
+//! the number of threads. Shards of one seed never share a game's
+//! generator, and their files concatenate into one.
 
 use super::file::PsvWriter;
 use super::packed::{PackedSfen, PackedSfenValue};
 use crate::movegen::legal_moves;
 use crate::position::{Position, Repetition};
+use crate::progress::Progress;
 use crate::search::params::MATE_IN_MAX_PLY;
 use crate::search::{Control, Evaluator, Limits, SearchOptions, Searcher, Silent};
 use crate::types::{Color, Move, Value};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -33,8 +42,8 @@ use std::time::{Duration, Instant};
 /// a shallow search should not decide a game.
 pub const ADJUDICATION_PLIES: u32 = 4;
 
-/// How often progress is printed.
-const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+/// How often progress is printed when stderr is not a terminal.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(5);
 
 /// The recursive search keeps ~10 KiB a ply; worker threads get room.
 const WORKER_STACK_BYTES: usize = 64 << 20;
@@ -48,10 +57,13 @@ pub struct GensfenConfig {
     pub nodes: Option<u64>,
     /// Depth of each move's search.
     pub depth: Option<i32>,
-    /// Games played in parallel, one per thread.
+    /// Games played in parallel, one per thread (the output does not
+    /// depend on it).
     pub threads: usize,
-    /// Seed; thread `i` plays from `thread_seed(seed, i)`.
+    /// Seed of every game's generator (see `game_rng`).
     pub seed: u64,
+    /// Which shard of the seed's games this run plays.
+    pub shard: Shard,
     /// Fewest random plies at the start of a game.
     pub random_min: u32,
     /// Most random plies at the start of a game.
@@ -75,6 +87,7 @@ impl Default for GensfenConfig {
             depth: None,
             threads: 1,
             seed: 1,
+            shard: Shard::WHOLE,
             random_min: 8,
             random_max: 16,
             eval_limit: 3000,
@@ -161,17 +174,73 @@ pub fn search_options(config: &GensfenConfig) -> SearchOptions {
     }
 }
 
-/// The seed of thread `thread`'s random generator: distinct for every
-/// (seed, thread) pair in practice, and fixed by them.
-pub fn thread_seed(seed: u64, thread: usize) -> u64 {
-    splitmix64(seed ^ splitmix64(thread as u64))
+/// Part `index` of a generation split into `count` shards (`--shard
+/// i/n`). The shard's index keys its games' generators (`game_rng`), so
+/// shards of one seed play different games and their files concatenate;
+/// `count` only bounds the index (and is recorded in the manifest).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// Which shard, `0..count`.
+    pub index: u32,
+    /// How many shards the generation has.
+    pub count: u32,
 }
 
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+impl Shard {
+    /// The whole generation, one shard (`0/1`).
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard::WHOLE
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    /// Reads `i/n` with `0 <= i < n`.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let Some((i, n)) = s.split_once('/') else {
+            return Err(format!("'{s}' is not of the form i/n (e.g. 0/4)"));
+        };
+        let number = |t: &str, what: &str| {
+            t.trim()
+                .parse::<u32>()
+                .map_err(|e| format!("bad shard {what} '{t}': {e}"))
+        };
+        let (index, count) = (number(i, "index")?, number(n, "count")?);
+        if count == 0 {
+            return Err("the shard count must be at least 1".into());
+        }
+        if index >= count {
+            return Err(format!(
+                "shard index {index} is not below the count {count} (shards are 0..{count})"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// The random generator of game `game` of shard `shard` of a run seeded
+/// `seed`. Its 256-bit key is (seed, shard, game, a tag), so two games have
+/// the same generator only when all three numbers are equal: the shards of
+/// one seed never repeat each other's games, however many there are, and
+/// shard `i`'s games are the same whatever `n` in `i/n`.
+pub fn game_rng(seed: u64, shard: u32, game: u64) -> StdRng {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key[8..16].copy_from_slice(&u64::from(shard).to_le_bytes());
+    key[16..24].copy_from_slice(&game.to_le_bytes());
+    key[24..].copy_from_slice(b"gensfen1");
+    StdRng::from_seed(key)
 }
 
 /// How a game ended.
@@ -364,122 +433,127 @@ pub struct GensfenStats {
     pub positions: u64,
     /// Games whose positions were (at least partly) written.
     pub games: u64,
-    /// Of those, how many ended each way (indexed as `GameEnd::ALL`).
+    /// Games played to the end and taken in order, those without a kept
+    /// position included: the games written are among numbers
+    /// `0..games_taken`.
+    pub games_taken: u64,
+    /// Of the games written, how many ended each way (indexed as
+    /// `GameEnd::ALL`).
     pub ends: [u64; 5],
     /// Wall time.
     pub elapsed: Duration,
 }
 
-/// Generates `config.count` records into `out`, printing progress to
-/// `progress` every few seconds.
+/// Generates `config.count` records into `out`, showing progress on
+/// `progress`.
 pub fn run<W: Write>(
     config: &GensfenConfig,
     out: &mut PsvWriter<W>,
-    progress: &mut dyn Write,
+    progress: &mut Progress,
 ) -> Result<GensfenStats, GensfenError> {
     config.validate()?;
     let stop = AtomicBool::new(false);
+    let next_game = AtomicU64::new(0);
     let start = Instant::now();
     let result = std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Game>(config.threads * 2);
-        for i in 0..config.threads {
+        let (tx, rx) = mpsc::sync_channel::<(u64, Game)>(config.threads * 2);
+        for _ in 0..config.threads {
             let tx = tx.clone();
-            let stop = &stop;
+            let (stop, next_game) = (&stop, &next_game);
             let spawned = std::thread::Builder::new()
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, move || worker(i, config, stop, tx));
+                .spawn_scoped(scope, move || worker(config, next_game, stop, tx));
             if let Err(e) = spawned {
                 stop.store(true, Ordering::Relaxed);
                 return Err(GensfenError::Io(e));
             }
         }
         drop(tx);
-        let r = write_games(config, rx, out, progress, start);
+        let r = write_games(config, rx, out, progress);
         stop.store(true, Ordering::Relaxed);
         r
     });
     let mut stats = result?;
     stats.elapsed = start.elapsed();
     let secs = stats.elapsed.as_secs_f64().max(1e-9);
-    let _ = writeln!(
-        progress,
+    progress.note(&format!(
         "gensfen: done, {} positions from {} games in {:.1} s ({:.0} positions/s)",
         stats.positions,
         stats.games,
         secs,
         stats.positions as f64 / secs
-    );
+    ));
     let ends: Vec<String> = GameEnd::ALL
         .iter()
         .zip(stats.ends)
         .map(|(e, n)| format!("{} {n}", e.name()))
         .collect();
-    let _ = writeln!(progress, "gensfen: games ended by {}", ends.join(", "));
+    progress.note(&format!("gensfen: games ended by {}", ends.join(", ")));
+    progress.finish();
     Ok(stats)
 }
 
-fn worker(thread: usize, config: &GensfenConfig, stop: &AtomicBool, tx: mpsc::SyncSender<Game>) {
-    let mut rng = StdRng::seed_from_u64(thread_seed(config.seed, thread));
+/// Plays the next unplayed game, again and again, until stopped.
+fn worker(
+    config: &GensfenConfig,
+    next_game: &AtomicU64,
+    stop: &AtomicBool,
+    tx: mpsc::SyncSender<(u64, Game)>,
+) {
     let mut searcher = Searcher::new(config.hash_mib);
     while !stop.load(Ordering::Relaxed) {
+        let number = next_game.fetch_add(1, Ordering::Relaxed);
+        let mut rng = game_rng(config.seed, config.shard.index, number);
         let Some(game) = play_game(&mut searcher, &mut rng, config, stop) else {
             return;
         };
-        if !game.records.is_empty() && tx.send(game).is_err() {
+        // Games without a kept position are sent too: the writer takes
+        // every number in turn.
+        if tx.send((number, game)).is_err() {
             return; // the writer is done
         }
     }
 }
 
-/// Receives whole games and writes them until `config.count` records.
+/// Receives numbered games and writes them in number order until
+/// `config.count` records. A game that finishes before those of lower
+/// numbers waits in memory; they are at most the games the other threads
+/// finish while one is played, a few kilobytes each.
 fn write_games<W: Write>(
     config: &GensfenConfig,
-    rx: mpsc::Receiver<Game>,
+    rx: mpsc::Receiver<(u64, Game)>,
     out: &mut PsvWriter<W>,
-    progress: &mut dyn Write,
-    start: Instant,
+    progress: &mut Progress,
 ) -> Result<GensfenStats, GensfenError> {
     let mut stats = GensfenStats::default();
-    let mut last_report = Instant::now();
+    let mut waiting: BTreeMap<u64, Game> = BTreeMap::new();
     while stats.positions < config.count {
         match rx.recv_timeout(Duration::from_millis(500)) {
-            Ok(game) => {
-                stats.games += 1;
-                stats.ends[game.end as usize] += 1;
-                for r in game
-                    .records
-                    .iter()
-                    .take((config.count - stats.positions) as usize)
-                {
-                    out.write(r)?;
-                    stats.positions += 1;
-                }
+            Ok((number, game)) => {
+                waiting.insert(number, game);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        if last_report.elapsed() >= PROGRESS_EVERY {
-            last_report = Instant::now();
-            report(config, &stats, start.elapsed(), progress);
+        while stats.positions < config.count {
+            let Some(game) = waiting.remove(&stats.games_taken) else {
+                break;
+            };
+            stats.games_taken += 1;
+            if game.records.is_empty() {
+                continue;
+            }
+            stats.games += 1;
+            stats.ends[game.end as usize] += 1;
+            let left = (config.count - stats.positions) as usize;
+            for r in game.records.iter().take(left) {
+                out.write(r)?;
+                stats.positions += 1;
+            }
         }
+        progress.update(stats.positions, &format!(", {} games", stats.games));
     }
     Ok(stats)
-}
-
-fn report(config: &GensfenConfig, stats: &GensfenStats, elapsed: Duration, out: &mut dyn Write) {
-    let secs = elapsed.as_secs_f64().max(1e-9);
-    let rate = stats.positions as f64 / secs;
-    let left = config.count.saturating_sub(stats.positions) as f64;
-    let eta = if rate > 0.0 {
-        format!("{:.0} s", left / rate)
-    } else {
-        "?".to_string()
-    };
-    let _ = writeln!(
-        out,
-        "gensfen: {}/{} positions, {} games, {:.0} positions/s, ETA {}",
-        stats.positions, config.count, stats.games, rate, eta
-    );
 }
 
 #[cfg(test)]
@@ -523,10 +597,65 @@ mod tests {
     }
 
     #[test]
-    fn thread_seeds_differ() {
-        assert_ne!(thread_seed(1, 0), thread_seed(1, 1));
-        assert_ne!(thread_seed(1, 0), thread_seed(2, 0));
-        assert_eq!(thread_seed(5, 3), thread_seed(5, 3));
+    fn game_generators_differ_by_seed_shard_and_number() {
+        let first = |seed, shard, game| game_rng(seed, shard, game).gen::<u64>();
+        let a = first(1, 0, 0);
+        assert_eq!(a, first(1, 0, 0));
+        for other in [first(1, 0, 1), first(1, 1, 0), first(2, 0, 0)] {
+            assert_ne!(a, other);
+        }
+        // The key holds the three numbers whole: (seed, shard, game) and
+        // a swapped (game, shard, seed) are different games.
+        assert_ne!(first(7, 0, 9), first(9, 0, 7));
+    }
+
+    #[test]
+    fn shards_are_read_and_checked() {
+        assert_eq!("3/8".parse(), Ok(Shard { index: 3, count: 8 }));
+        assert_eq!(" 0 / 1 ".parse(), Ok(Shard::WHOLE));
+        assert_eq!(Shard { index: 2, count: 5 }.to_string(), "2/5");
+        for bad in ["3/2", "2/2", "0/0", "a/b", "1", "", "-1/2", "1/2/3"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+
+    /// A game of `n` records whose scores are `number * 100 + k`.
+    fn numbered_game(number: u64, n: usize) -> (u64, Game) {
+        let records = (0..n)
+            .map(|k| {
+                let score = (number * 100) as i16 + k as i16;
+                PackedSfenValue::new(&Position::startpos(), score, Move::NONE, 0).unwrap()
+            })
+            .collect();
+        let game = Game {
+            records,
+            outcome: Outcome::Draw,
+            end: GameEnd::MaxPly,
+        };
+        (number, game)
+    }
+
+    #[test]
+    fn games_are_written_in_number_order_and_cut_at_the_count() {
+        let config = GensfenConfig {
+            count: 7,
+            ..GensfenConfig::default()
+        };
+        let (tx, rx) = mpsc::sync_channel(8);
+        // Finished out of order; game 1 kept nothing; game 4 is not needed.
+        for (number, n) in [(2, 3), (1, 0), (4, 5), (0, 3), (3, 2)] {
+            tx.send(numbered_game(number, n)).unwrap();
+        }
+        drop(tx);
+        let mut out = PsvWriter::new(Vec::new());
+        let stats = write_games(&config, rx, &mut out, &mut Progress::hidden()).unwrap();
+        let bytes = out.finish().unwrap();
+        let scores: Vec<i16> = bytes
+            .chunks_exact(PackedSfenValue::SIZE)
+            .map(|c| PackedSfenValue::from_bytes(c.try_into().unwrap()).score)
+            .collect();
+        assert_eq!(scores, [0, 1, 2, 200, 201, 202, 300]);
+        assert_eq!((stats.positions, stats.games, stats.games_taken), (7, 3, 4));
     }
 
     #[test]

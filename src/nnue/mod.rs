@@ -62,15 +62,21 @@ pub mod standard;
 pub use accumulator::{evaluate_from_scratch, Accumulators, MAX_EVAL};
 pub use network::{Network, NetworkError, FLAG_ADDS_TO_CLASSIC};
 
-/// The network built into the binary (`nets/default.nnue`; its lineage is
-/// in the README), read once. `None` only if that file were corrupt, which
-/// a test rules out.
+/// The file name of the network built into the binary.
+pub const EMBEDDED_NAME: &str = "default.nnue";
+
+/// The bytes of the network built into the binary (`nets/default.nnue`;
+/// its lineage is in the README).
+pub const EMBEDDED_BYTES: &[u8] = include_bytes!("nets/default.nnue");
+
+/// The network built into the binary, read once. `None` only if that file
+/// were corrupt, which a test rules out.
 pub fn embedded() -> Option<std::sync::Arc<Network>> {
     static EMBEDDED: std::sync::OnceLock<Option<std::sync::Arc<Network>>> =
         std::sync::OnceLock::new();
     EMBEDDED
         .get_or_init(|| {
-            Network::from_bytes(include_bytes!("nets/default.nnue"))
+            Network::from_bytes(EMBEDDED_BYTES)
                 .ok()
                 .map(std::sync::Arc::new)
         })

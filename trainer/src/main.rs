@@ -4,6 +4,7 @@
 
 use clap::Parser;
 use ryuo::nnue::standard::{Arch, FeatureSet, ARCHITECTURES};
+use ryuo::progress::Progress;
 use ryuo_train::checkpoint;
 use ryuo_train::dataset::{Dataset, Encoding};
 use ryuo_train::gradient::{Loss, Objective};
@@ -11,12 +12,14 @@ use ryuo_train::halfkp;
 use ryuo_train::psv::{self, LoadOptions, LoadStats};
 use ryuo_train::quantise::{quantisation_gap, QuantisedNet};
 use ryuo_train::selfplay;
-use ryuo_train::train::{split, train, EpochReport, TrainConfig, TrainState};
+use ryuo_train::train::TrainState;
+use ryuo_train::train::{split, train_with_progress, BatchProgress, EpochReport, TrainConfig};
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Train Ryuo's NNUE network, or a YaneuraOu HalfKP network, on
 /// PackedSfenValue (.psv) data.
@@ -197,6 +200,44 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
+/// How often progress is printed when stderr is not a terminal.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// The progress of a run that starts after epoch `first_epoch`: samples
+/// trained over the epochs still to do, with the epoch and batch.
+struct TrainProgress {
+    progress: RefCell<Progress>,
+    first_epoch: usize,
+}
+
+impl TrainProgress {
+    fn new(first_epoch: usize) -> TrainProgress {
+        let progress = Progress::stderr("train", "samples", 0, PROGRESS_EVERY);
+        TrainProgress {
+            progress: RefCell::new(progress),
+            first_epoch,
+        }
+    }
+
+    fn batch(&self, b: &BatchProgress) {
+        let per_epoch = b.samples as u64;
+        let epochs = b.epochs.saturating_sub(self.first_epoch) as u64;
+        let before = (b.epoch - 1).saturating_sub(self.first_epoch) as u64;
+        let mut p = self.progress.borrow_mut();
+        p.set_total(epochs * per_epoch);
+        let detail = format!(
+            ", epoch {}/{}, batch {}/{}",
+            b.epoch, b.epochs, b.batch, b.batches
+        );
+        p.update(before * per_epoch + b.done as u64, &detail);
+    }
+
+    /// Prints the epoch's report (stdout) with the bar out of the way.
+    fn epoch(&self, r: &EpochReport) {
+        self.progress.borrow().suspend(|| report(r));
+    }
+}
+
 /// Prints an epoch's report.
 fn report(r: &EpochReport) {
     let val = r.val_loss.map_or("-".to_string(), |v| format!("{v:.6}"));
@@ -221,12 +262,15 @@ fn run_ryuo(cli: &Cli, hidden: usize, data: &Dataset, config: &TrainConfig) -> R
     };
     let out = cli.out.clone().unwrap_or_else(|| "net.nnue".into());
     let mut failure = None;
-    train(&mut state, data, config, |state, r| {
-        report(r);
+    let progress = TrainProgress::new(state.epoch);
+    let on_batch = |b: &BatchProgress| progress.batch(b);
+    train_with_progress(&mut state, data, config, on_batch, |state, r| {
+        progress.epoch(r);
         if let Err(e) = save(state, cli.residual, &out, cli.checkpoint.as_deref()) {
             failure.get_or_insert(e);
         }
     });
+    progress.progress.borrow_mut().finish();
     if let Some(e) = failure {
         return Err(e);
     }
@@ -262,8 +306,11 @@ fn run_halfkp(cli: &Cli, arch: Arch, data: &Dataset, config: &TrainConfig) -> Re
     let (val, train_idx) = split(data.len(), cli.val_fraction, cli.seed);
     let calibration = &train_idx[..train_idx.len().min(4096)];
     let mut failure = None;
-    halfkp::train::train(&mut state, data, config, cli.qat_epochs, |state, r| {
-        report(r);
+    let progress = TrainProgress::new(state.epoch);
+    let on_batch = |b: &BatchProgress| progress.batch(b);
+    let qat = cli.qat_epochs;
+    halfkp::train::train_with_progress(&mut state, data, config, qat, on_batch, |state, r| {
+        progress.epoch(r);
         let file = halfkp::export::export(&state.net, data, calibration).to_bytes();
         let saved = std::fs::write(&out, file)
             .map_err(|e| format!("{}: {e}", out.display()))
@@ -275,6 +322,7 @@ fn run_halfkp(cli: &Cli, arch: Arch, data: &Dataset, config: &TrainConfig) -> Re
             failure.get_or_insert(e);
         }
     });
+    progress.progress.borrow_mut().finish();
     if let Some(e) = failure {
         return Err(e);
     }

@@ -121,6 +121,43 @@ pub struct EpochReport {
     pub samples_per_sec: f64,
 }
 
+/// Where a run stands after a batch (for progress displays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchProgress {
+    /// The epoch under way, 1-based.
+    pub epoch: usize,
+    /// The epoch the run ends with.
+    pub epochs: usize,
+    /// Batches of this epoch done.
+    pub batch: usize,
+    /// Batches in an epoch.
+    pub batches: usize,
+    /// Training samples of this epoch done.
+    pub done: usize,
+    /// Training samples in an epoch (mirror images included).
+    pub samples: usize,
+}
+
+impl BatchProgress {
+    /// After `batch` batches of `epoch` (0-based), `done` samples.
+    pub(crate) fn after(
+        config: &TrainConfig,
+        epoch: usize,
+        batch: usize,
+        done: usize,
+        samples: usize,
+    ) -> BatchProgress {
+        BatchProgress {
+            epoch: epoch + 1,
+            epochs: config.epochs,
+            batch,
+            batches: samples.div_ceil(config.batch_size.max(1)),
+            done,
+            samples,
+        }
+    }
+}
+
 /// The validation and training indices of `n` samples.
 pub fn split(n: usize, val_fraction: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
     assert!(n <= u32::MAX as usize, "too many samples");
@@ -249,6 +286,17 @@ pub fn train(
     state: &mut TrainState,
     data: &Dataset,
     config: &TrainConfig,
+    on_epoch: impl FnMut(&TrainState, &EpochReport),
+) {
+    train_with_progress(state, data, config, |_| {}, on_epoch);
+}
+
+/// `train`, calling `on_batch` after every batch too.
+pub fn train_with_progress(
+    state: &mut TrainState,
+    data: &Dataset,
+    config: &TrainConfig,
+    mut on_batch: impl FnMut(&BatchProgress),
     mut on_epoch: impl FnMut(&TrainState, &EpochReport),
 ) {
     let threads = config.threads.max(1);
@@ -274,8 +322,17 @@ pub fn train(
         epoch_order(&mut train_idx, config.seed, epoch);
         let epoch_start = Instant::now();
         let mut total = 0.0;
-        for batch in train_idx.chunks(config.batch_size.max(1)) {
+        let mut done = 0;
+        for (i, batch) in train_idx.chunks(config.batch_size.max(1)).enumerate() {
             total += step(state, obj, data, batch, lr, &mut workers);
+            done += batch.len();
+            on_batch(&BatchProgress::after(
+                config,
+                epoch,
+                i + 1,
+                done,
+                train_idx.len(),
+            ));
         }
         let secs = epoch_start.elapsed().as_secs_f64();
         state.epoch += 1;

@@ -11,7 +11,8 @@ use ryuo_train::gradient::{accumulate_gradient, loss_sum, Loss, Objective, Scrat
 use ryuo_train::network::Network;
 use ryuo_train::quantise::QuantisedNet;
 use ryuo_train::selfplay::{random_play, random_positions};
-use ryuo_train::train::{train, EpochReport, TrainConfig, TrainState};
+use ryuo_train::train::{train, train_with_progress, BatchProgress, EpochReport};
+use ryuo_train::train::{TrainConfig, TrainState};
 
 fn config(epochs: usize, threads: usize) -> TrainConfig {
     TrainConfig {
@@ -48,6 +49,24 @@ fn loss_falls_over_a_few_epochs() {
     let train: Vec<f64> = reports.iter().map(|r| r.train_loss).collect();
     assert!(val[4] < 0.6 * val[0], "validation loss {val:?}");
     assert!(train[4] < 0.6 * train[0], "training loss {train:?}");
+}
+
+/// Progress comes after every batch and reaches each epoch's samples.
+#[test]
+fn progress_counts_batches_and_samples() {
+    let data = random_play(1000, 4);
+    let cfg = config(2, 1); // 900 training samples, batches of 256
+    let mut state = TrainState::new(16, cfg.seed);
+    let mut seen: Vec<BatchProgress> = Vec::new();
+    train_with_progress(&mut state, &data, &cfg, |b| seen.push(*b), |_, _| {});
+    assert_eq!(seen.len(), 8);
+    let last = seen[3];
+    assert_eq!((last.epoch, last.epochs), (1, 2));
+    assert_eq!(
+        (last.batch, last.batches, last.done, last.samples),
+        (4, 4, 900, 900)
+    );
+    assert_eq!((seen[4].epoch, seen[4].batch, seen[4].done), (2, 1, 256));
 }
 
 #[test]

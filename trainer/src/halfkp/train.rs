@@ -37,6 +37,7 @@ use crate::halfkp::gradient::{
     accumulate_gradient, add_factor_gradient, loss_sum, Scratch, TableGrad,
 };
 use crate::halfkp::network::{zeroed_table, HalfKpNet, FT_LIMIT};
+use crate::train::BatchProgress;
 use crate::train::{epoch_order, parallel_mean, pieces, split, Adam, EpochReport, TrainConfig};
 use crate::train::{BETA1, BETA2, EPSILON};
 use ryuo::nnue::standard::{Arch, FE_END};
@@ -281,6 +282,18 @@ pub fn train(
     data: &Dataset,
     config: &TrainConfig,
     qat_epochs: usize,
+    on_epoch: impl FnMut(&HalfKpState, &EpochReport),
+) {
+    train_with_progress(state, data, config, qat_epochs, |_| {}, on_epoch);
+}
+
+/// `train`, calling `on_batch` after every batch too.
+pub fn train_with_progress(
+    state: &mut HalfKpState,
+    data: &Dataset,
+    config: &TrainConfig,
+    qat_epochs: usize,
+    mut on_batch: impl FnMut(&BatchProgress),
     mut on_epoch: impl FnMut(&HalfKpState, &EpochReport),
 ) {
     assert_eq!(data.encoding(), Encoding::HalfKp, "not a HalfKP dataset");
@@ -317,11 +330,20 @@ pub fn train(
         let epoch_start = Instant::now();
         let mut total = 0.0;
         let mut sorted = Vec::with_capacity(config.batch_size);
-        for batch in train_idx.chunks(config.batch_size.max(1)) {
+        let mut done = 0;
+        for (i, batch) in train_idx.chunks(config.batch_size.max(1)).enumerate() {
             sorted.clear();
             sorted.extend_from_slice(batch);
             sorted.sort_by_cached_key(|&i| king_key(data, i));
             total += step(state, obj, data, &sorted, lr, &mut workers);
+            done += batch.len();
+            on_batch(&BatchProgress::after(
+                config,
+                epoch,
+                i + 1,
+                done,
+                train_idx.len(),
+            ));
         }
         let secs = epoch_start.elapsed().as_secs_f64();
         state.epoch += 1;
