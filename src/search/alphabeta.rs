@@ -49,12 +49,12 @@ fn check_limits(td: &mut ThreadData, ctx: &SearchContext) {
     }
     if let Some(budget) = ctx.control.time_budget(ctx.limits) {
         // Depth 1 always completes, so there is a move to play.
-        if td.root_depth > 1
-            && !ctx.control.is_pondering()
-            && !ctx.limits.analysing(ctx.control)
-            && ctx.control.elapsed() >= budget.maximum
-        {
-            td.stopped = true;
+        if td.root_depth > 1 && !ctx.control.is_pondering() && !ctx.limits.analysing(ctx.control) {
+            let elapsed = ctx.control.elapsed();
+            let soft = td.soft_deadline.is_some_and(|d| elapsed >= d);
+            if soft || elapsed >= budget.maximum {
+                td.stopped = true;
+            }
         }
     }
 }
@@ -600,6 +600,7 @@ pub(crate) fn search<const PV: bool>(
         if PV {
             td.pv_len[ply + 1] = ply + 1;
         }
+        let nodes_before = td.nodes;
         td.pos.do_move(m);
         let mut value;
         let reducible = features.late_move_reductions
@@ -650,7 +651,9 @@ pub(crate) fn search<const PV: bool>(
             let line: Vec<Move> = std::iter::once(m)
                 .chain(td.pv[1][1..td.pv_len[1].max(1)].iter().copied())
                 .collect();
+            let effort = td.nodes - nodes_before;
             if let Some(rm) = td.root_moves.iter_mut().find(|rm| rm.mv == m) {
+                rm.effort += effort;
                 if move_count == 1 || value > alpha {
                     rm.score = value;
                     rm.seldepth = seldepth;

@@ -3,6 +3,7 @@
 //! reports of each iteration.
 
 use super::params::*;
+use super::timeman::IterationTimer;
 use super::*;
 use crate::movegen::legal_moves;
 use crate::position::EnteringKingRule;
@@ -53,6 +54,7 @@ pub(super) fn iterative_deepening(
             previous_score: -INFINITE,
             seldepth: 0,
             pv: vec![mv],
+            effort: 0,
         })
         .collect();
     if td.root_moves.is_empty() {
@@ -82,6 +84,8 @@ pub(super) fn iterative_deepening(
     let mut completed_depth = 0;
     let mut last_best = Move::NONE;
     let mut best_move_changes = 0.0f64;
+    let game_ply = td.pos.game_ply();
+    let mut timer = IterationTimer::new(td.previous_move, game_ply);
 
     for depth in 1..=max_depth {
         if depth > 1 && skips_depth(td.id, depth) {
@@ -135,14 +139,24 @@ pub(super) fn iterative_deepening(
         }
         completed_depth = depth;
         let best = td.root_moves[0].mv;
-        if best != last_best {
+        let best_changed = best != last_best;
+        if best_changed {
             best_move_changes += 1.0;
         }
         best_move_changes *= 0.5;
         last_best = best;
+        let score = td.root_moves[0].score;
+        let total_time = if td.id == 0 {
+            ctx.control.time_budget(ctx.limits).map(|budget| {
+                let effort = td.root_moves[0].effort;
+                timer.total_time(budget.optimum, depth, score, effort, td.nodes)
+            })
+        } else {
+            None
+        };
+        timer.iteration_done(depth, best_changed, score);
 
         // A mate found needs no deeper search (unless told to go on).
-        let score = td.root_moves[0].score;
         if !ctx.control.waits_for_stop(ctx.limits)
             && !ctx.limits.analysing(ctx.control)
             && score.abs() >= MATE_IN_MAX_PLY
@@ -153,21 +167,38 @@ pub(super) fn iterative_deepening(
         if td.id != 0 {
             continue; // helpers search until the main thread stops them
         }
-        if let Some(budget) = ctx.control.time_budget(ctx.limits) {
+        if let (Some(budget), Some(total_time)) = (ctx.control.time_budget(ctx.limits), total_time)
+        {
             if !ctx.control.is_pondering() && !ctx.limits.analysing(ctx.control) {
-                // Stable best move: stop early; unstable: use more.
-                let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
                 let only_move = td.root_moves.len() == 1;
-                let optimum = budget.optimum.mul_f64(if only_move { 0.2 } else { scale });
                 let elapsed = ctx.control.elapsed();
-                if elapsed >= budget.minimum && elapsed >= optimum.min(budget.maximum) {
-                    break;
+                if ctx.options.features.adaptive_time {
+                    // Stop when the time is spent; otherwise the next
+                    // iteration runs until it is (`check_limits`).
+                    let total = if only_move {
+                        budget.optimum.mul_f64(0.2)
+                    } else {
+                        total_time
+                    };
+                    let total = total.max(budget.minimum).min(budget.maximum);
+                    if elapsed >= total {
+                        break;
+                    }
+                    td.soft_deadline = Some(total);
+                } else {
+                    // Stable best move: stop early; unstable: use more.
+                    let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
+                    let optimum = budget.optimum.mul_f64(if only_move { 0.2 } else { scale });
+                    if elapsed >= budget.minimum && elapsed >= optimum.min(budget.maximum) {
+                        break;
+                    }
                 }
             }
         }
     }
 
     td.currmove = None;
+    td.soft_deadline = None;
     let best = td.root_moves[0].clone();
     result.best = Some(best.mv);
     result.ponder = best.pv.get(1).copied();
@@ -185,6 +216,9 @@ pub(super) fn iterative_deepening(
         result.ponder = ponder_from_tt(td, ctx, best.mv);
     }
     result.pv = best.pv;
+    if td.id == 0 {
+        td.previous_move = Some(timer.finish(result.score, game_ply));
+    }
     result
 }
 

@@ -11,7 +11,8 @@
 //! `threads.rs` (the `Searcher`, per-thread data, Lazy SMP),
 //! `deepening.rs` (iterative deepening at the root), `alphabeta.rs` (the
 //! tree search and quiescence), `movepick.rs`, `history.rs`, `correction.rs`, `tt.rs`,
-//! `see.rs`, `params.rs`.
+//! `see.rs`, `params.rs`, `timeman.rs` (how long to go on, between
+//! iterations).
 
 mod alphabeta;
 mod correction;
@@ -23,6 +24,7 @@ pub mod params;
 mod report;
 pub mod see;
 mod threads;
+mod timeman;
 pub mod tt;
 
 pub use options::*;

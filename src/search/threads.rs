@@ -6,6 +6,7 @@ use super::correction::CorrectionHistory;
 use super::deepening::iterative_deepening;
 use super::history::{ContinuationHistory, Histories, Killers};
 use super::params::*;
+use super::timeman::PreviousMove;
 use super::tt::TranspositionTable;
 use super::*;
 use crate::mate::MateSolver;
@@ -24,6 +25,9 @@ pub(crate) struct RootMove {
     pub previous_score: Value,
     pub seldepth: i32,
     pub pv: Vec<Move>,
+    /// Nodes spent searching this move in this search (the time manager's
+    /// node effort).
+    pub effort: u64,
 }
 
 /// Per-ply data a node needs from its ancestors.
@@ -73,6 +77,11 @@ pub(crate) struct ThreadData {
     pub standard_accumulators: StandardAccumulators,
     /// The main thread's `currmove` reports, during a search.
     pub currmove: Option<CurrMoveSink>,
+    /// The main thread stops an iteration once this much time has gone
+    /// by (set by the time manager between iterations).
+    pub soft_deadline: Option<Duration>,
+    /// The main thread's last search, for the time manager of the next.
+    pub previous_move: Option<PreviousMove>,
 }
 
 impl ThreadData {
@@ -99,6 +108,8 @@ impl ThreadData {
             accumulators: Accumulators::new(),
             standard_accumulators: StandardAccumulators::new(),
             currmove: None,
+            soft_deadline: None,
+            previous_move: None,
         }
     }
 
@@ -249,6 +260,7 @@ impl Searcher {
         self.tt.clear();
         self.main.history.clear();
         self.main.correction.clear();
+        self.main.previous_move = None;
         for h in &mut self.helpers {
             h.history.clear();
             h.correction.clear();
@@ -331,6 +343,7 @@ impl Searcher {
             }
             td.nodes = 0;
             td.stopped = false;
+            td.soft_deadline = None;
             match &options.evaluator {
                 Evaluator::Network(net) => td.accumulators.bind(net),
                 Evaluator::Standard(net, _) => td.standard_accumulators.bind(net),
