@@ -146,11 +146,6 @@ pub fn ablate(
     );
     let _ = out.flush();
     for (name, switch_off) in Features::ABLATIONS {
-        if name == "AdaptiveTime" {
-            // The time manager acts only under a clock: at a fixed depth
-            // its row would repeat the baseline's.
-            continue;
-        }
         let mut options = base_options.clone();
         switch_off(&mut options.features);
         let t = run(depth, hash_mib, 1, &options, false, out)?;

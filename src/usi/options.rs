@@ -211,6 +211,8 @@ impl Options {
         // Off by default (see `Features::mate_one_ply`), so not an
         // ablation switch: `true` turns it on.
         entries.push(check("MateOnePly", Features::default().mate_one_ply));
+        // Off by default too (see `Features::adaptive_time`).
+        entries.push(check("AdaptiveTime", Features::default().adaptive_time));
         let killers = Features::default().killers as i64;
         entries.push(spin("Killers", killers, 0, killers));
         entries.extend(book_options());
@@ -424,6 +426,7 @@ impl Options {
             }
         }
         features.mate_one_ply = self.check("MateOnePly");
+        features.adaptive_time = self.check("AdaptiveTime");
         features
     }
 }
