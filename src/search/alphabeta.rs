@@ -174,33 +174,6 @@ fn update_pv(td: &mut ThreadData, ply: usize, m: Move) {
     td.pv_len[ply] = child_len;
 }
 
-/// The value of a node whose side to move has a contact mate in one
-/// (`mate::one_ply`), stored in the hash table at `depth` with the mating
-/// move, which ends the node's line; `None` without such a mate.
-fn mate_in_one_cut(
-    td: &mut ThreadData,
-    ctx: &SearchContext,
-    ply: usize,
-    key: u64,
-    depth: i32,
-) -> Option<Value> {
-    let m = contact_mate_in_one(&mut td.pos)?;
-    let v = mate_in(ply + 1);
-    let eval = td.evaluate(&ctx.options.evaluator);
-    ctx.tt.store(
-        key,
-        m,
-        value_to_tt(v, ply),
-        eval,
-        depth,
-        Bound::Exact,
-        false,
-    );
-    td.pv_len[ply + 1] = ply + 1;
-    update_pv(td, ply, m);
-    Some(v)
-}
-
 /// Negamax alpha-beta search of the position in `td.pos` to `depth` plies.
 /// `PV`: the node lies on the principal variation (full window).
 /// `cut_node`: a null-window node expected to fail high.
@@ -284,11 +257,22 @@ pub(crate) fn search<const PV: bool>(
         }
     }
 
-    // Step 4b. Mate in one: a contact mate ends the node at once (as in
-    // YaneuraOu, at nodes the hash table does not know; at a PV node the
-    // mating move ends the line).
-    if !root && !in_check && !excluding && tt_hit.is_none() && features.mate_one_ply {
-        if let Some(v) = mate_in_one_cut(td, ctx, ply, key, MAX_PLY as i32) {
+    // Step 4b. Mate in one: a contact mate ends the node at once (not at
+    // PV nodes, whose line is printed move by move).
+    if !PV && !in_check && !excluding && tt_hit.is_none() && features.mate_one_ply {
+        if let Some(m) = contact_mate_in_one(&mut td.pos) {
+            let v = mate_in(ply + 1);
+            let eval = td.evaluate(&ctx.options.evaluator);
+            // Proven at any depth.
+            ctx.tt.store(
+                key,
+                m,
+                value_to_tt(v, ply),
+                eval,
+                MAX_PLY as i32,
+                Bound::Exact,
+                false,
+            );
             return v;
         }
     }
@@ -883,12 +867,6 @@ pub(crate) fn qsearch<const PV: bool>(
             if bound_cuts(h.bound, v, alpha, beta) {
                 return v;
             }
-        }
-    }
-
-    if !in_check && tt_hit.is_none() && ctx.options.features.mate_one_ply {
-        if let Some(v) = mate_in_one_cut(td, ctx, ply, key, -1) {
-            return v;
         }
     }
 
