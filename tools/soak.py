@@ -10,7 +10,7 @@ seeded random draw picks:
 - pondering (`go ponder`, then `ponderhit` or `stop` as the opponent's move
   hits or misses), MultiPV 1 or 3, Threads 1 or 2, the hash size, the book
   (tests/data/book_small.db) on or off, Stochastic_Ponder, the entering-king
-  rule; options are changed between games, before `isready`/`usinewgame`;
+  rule, the time manager (AdaptiveTime); options are changed between games, before `isready`/`usinewgame`;
 - the opening: the start position (the book may answer) or a few random
   legal moves from it;
 - `stop` sent at a random moment of some searches (the move must still
@@ -245,6 +245,7 @@ def draw_conditions(rng):
         "BookFile": rng.choice([BOOK, "no_book"]),
         "EnteringKingRule": rng.choice(["CSARule27", "CSARule24", "TryRule"]),
         "ConsiderationMode": rng.choice(["false", "false", "true"]),
+        "AdaptiveTime": rng.choice(["false", "true"]),
     }
     random_plies = rng.choice([0, 0, 2, 4, 6, 8])
     return kind, clock, options, random_plies
@@ -329,7 +330,8 @@ class Worker:
         with self.stats["lock"]:
             seen = self.stats["conditions"]
             seen[kind] += 1
-            for name in ("USI_Ponder", "Stochastic_Ponder", "ConsiderationMode"):
+            for name in ("USI_Ponder", "Stochastic_Ponder", "ConsiderationMode",
+                         "AdaptiveTime"):
                 seen["%s=%s" % (name, options[name])] += 1
             seen["MultiPV=%d" % options["MultiPV"]] += 1
             seen["Threads=%d" % options["Threads"]] += 1
