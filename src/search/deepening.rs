@@ -83,7 +83,6 @@ pub(super) fn iterative_deepening(
     let multipv = ctx.options.multipv.clamp(1, td.root_moves.len());
     let mut completed_depth = 0;
     let mut last_best = Move::NONE;
-    let mut best_move_changes = 0.0f64;
     let game_ply = td.pos.game_ply();
     let mut timer = IterationTimer::new(td.previous_move, game_ply);
 
@@ -140,10 +139,6 @@ pub(super) fn iterative_deepening(
         completed_depth = depth;
         let best = td.root_moves[0].mv;
         let best_changed = best != last_best;
-        if best_changed {
-            best_move_changes += 1.0;
-        }
-        best_move_changes *= 0.5;
         last_best = best;
         let score = td.root_moves[0].score;
         let total_time = if td.id == 0 {
@@ -187,7 +182,7 @@ pub(super) fn iterative_deepening(
                     td.soft_deadline = Some(total);
                 } else {
                     // Stable best move: stop early; unstable: use more.
-                    let scale = 0.6 + best_move_changes.min(2.0) * 0.7;
+                    let scale = 0.6 + timer.best_move_changes().min(2.0) * 0.7;
                     let optimum = budget.optimum.mul_f64(if only_move { 0.2 } else { scale });
                     if elapsed >= budget.minimum && elapsed >= optimum.min(budget.maximum) {
                         break;
@@ -198,7 +193,6 @@ pub(super) fn iterative_deepening(
     }
 
     td.currmove = None;
-    td.soft_deadline = None;
     let best = td.root_moves[0].clone();
     result.best = Some(best.mv);
     result.ponder = best.pv.get(1).copied();

@@ -130,6 +130,12 @@ impl IterationTimer {
         optimum.mul_f64(falling_eval * reduction * instability * high_effort)
     }
 
+    /// The decaying count of best-move changes, as of the last completed
+    /// iteration (also what the stability-only rule scales by).
+    pub fn best_move_changes(&self) -> f64 {
+        self.best_move_changes
+    }
+
     /// What the next search of the game needs to know of this one.
     pub fn finish(&self, score: Value, game_ply: u32) -> PreviousMove {
         PreviousMove {
