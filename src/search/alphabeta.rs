@@ -830,6 +830,7 @@ pub(crate) fn qsearch<const PV: bool>(
     beta: Value,
 ) -> Value {
     let params = &ctx.options.params;
+    let pruning = ctx.options.features.qsearch_pruning;
     td.nodes += 1;
     check_limits(td, ctx);
     if td.stopped {
@@ -880,9 +881,26 @@ pub(crate) fn qsearch<const PV: bool>(
     } else {
         raw_eval = tt_hit.map_or_else(|| td.evaluate(&ctx.options.evaluator), |h| h.eval);
         static_eval = corrected_eval(td, ctx, raw_eval);
-        // Stand pat: the side to move may decline every capture.
+        // Stand pat: the side to move may decline every capture. A hash
+        // bound on the right side of the static value is a better guess.
         best_value = static_eval;
+        if let (Some(h), Some(v)) = (tt_hit.filter(|_| pruning), tt_value) {
+            if v.abs() < MATE_IN_MAX_PLY
+                && match h.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => v > best_value,
+                    Bound::Upper => v < best_value,
+                    Bound::None => false,
+                }
+            {
+                best_value = v;
+            }
+        }
         if best_value >= beta {
+            // Halfway to beta: a fail high by a static value is uncertain.
+            if pruning && best_value.abs() < MATE_IN_MAX_PLY {
+                best_value = (best_value + beta) / 2;
+            }
             if tt_hit.is_none() {
                 ctx.tt.store(
                     key,
@@ -904,11 +922,50 @@ pub(crate) fn qsearch<const PV: bool>(
         MovePicker::new_qsearch(&td.pos, tt_move, ctx.options.features.capture_history);
     let mut best_move = Move::NONE;
     let mut move_count = 0;
+    let futility_base = static_eval + params.qs_delta_margin;
+    let last_to = td.pos.last_move();
+    let last_to = (last_to.is_some() && last_to != Move::NULL).then(|| last_to.to());
+    let check_squares = td.pos.check_squares();
     while let Some(m) = picker.next(&td.pos, &td.history) {
         if !td.pos.is_legal(m) {
             continue;
         }
         move_count += 1;
+        if !pruning {
+            // Delta pruning: even winning the piece does not reach alpha.
+            if !in_check
+                && td.pos.is_capture(m)
+                && futility_base + capture_value(td.pos.piece_on(m.to()).kind()) <= alpha
+            {
+                continue;
+            }
+        } else if in_check {
+            // Once an evasion holds, only captures are tried.
+            if best_value > -MATE_IN_MAX_PLY && !td.pos.is_capture(m) {
+                continue;
+            }
+        } else if !check_squares.gives_check(&td.pos, m) && Some(m.to()) != last_to {
+            // Neither a check nor a recapture: the first two are tried,
+            // and only when winning the piece can lift the score to alpha.
+            if move_count > 2 {
+                continue;
+            }
+            let capture = td.pos.is_capture(m);
+            let futility_value = futility_base
+                + if capture {
+                    capture_value(td.pos.piece_on(m.to()).kind())
+                } else {
+                    0
+                };
+            if futility_value <= alpha {
+                best_value = best_value.max(futility_value);
+                continue;
+            }
+            if !see_ge(&td.pos, m, alpha - futility_base) {
+                best_value = best_value.max(alpha.min(futility_base));
+                continue;
+            }
+        }
         if !in_check {
             let capture = td.pos.is_capture(m);
             // Only promotions that gain material count as tactical here.
@@ -922,15 +979,6 @@ pub(crate) fn qsearch<const PV: bool>(
                 ) {
                     continue;
                 }
-            }
-            // Delta pruning: even winning the piece does not reach alpha.
-            if capture
-                && static_eval
-                    + capture_value(td.pos.piece_on(m.to()).kind())
-                    + params.qs_delta_margin
-                    <= alpha
-            {
-                continue;
             }
             if !see_ge(&td.pos, m, 0) {
                 continue;

@@ -55,6 +55,11 @@ pub struct Features {
     pub mate_distance_pruning: bool,
     /// Aspiration windows at the root.
     pub aspiration: bool,
+    /// YaneuraOu's pruning in quiescence: past the first two moves only
+    /// checks and recaptures, futility of captures against alpha, only
+    /// captures once an evasion holds, a hash bound on the stand-pat
+    /// value and a fail high halfway to beta.
+    pub qsearch_pruning: bool,
     /// The time manager's scaling of the clock's share by best-move
     /// stability, node effort and a falling score (`timeman.rs`); off
     /// (the default): only the best move's changes scale it.
@@ -84,6 +89,7 @@ impl Default for Features {
             iir: true,
             mate_distance_pruning: true,
             aspiration: true,
+            qsearch_pruning: true,
             // Off: against the stability-only rule at 4 s + 50 ms it
             // measured -3.5 +- 47.4 Elo (200 games), no gain to show.
             adaptive_time: false,
@@ -100,7 +106,7 @@ pub type SwitchOff = fn(&mut Features);
 impl Features {
     /// Names and setters of the switches, for `bench --ablate` and the USI
     /// options; each entry turns one technique off.
-    pub const ABLATIONS: [(&'static str, SwitchOff); 18] = [
+    pub const ABLATIONS: [(&'static str, SwitchOff); 19] = [
         ("LateMoveReductions", |f| f.late_move_reductions = false),
         ("MoveCountPruning", |f| f.move_count_pruning = false),
         ("Killers=1", |f| f.killers = 1),
@@ -119,6 +125,7 @@ impl Features {
         ("InternalIterativeReduction", |f| f.iir = false),
         ("MateDistancePruning", |f| f.mate_distance_pruning = false),
         ("AspirationWindows", |f| f.aspiration = false),
+        ("QsearchPruning", |f| f.qsearch_pruning = false),
     ];
 }
 
