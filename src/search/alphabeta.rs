@@ -103,6 +103,18 @@ fn bound_cuts(bound: Bound, v: Value, alpha: Value, beta: Value) -> bool {
     }
 }
 
+/// Whether a stored value with `bound` is a better estimate of a node than
+/// its static value `eval`: exact, or a bound on the far side of `eval`.
+#[inline]
+fn bound_refines(bound: Bound, v: Value, eval: Value) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => v > eval,
+        Bound::Upper => v < eval,
+        Bound::None => false,
+    }
+}
+
 /// The bound a node's result is stored with: a fail high is a lower
 /// bound; a PV node that raised alpha knows the exact value; the rest are
 /// upper bounds.
@@ -297,11 +309,7 @@ pub(crate) fn search<const PV: bool>(
         && static_eval > td.stack[ply - 2].static_eval;
     let mut eval = static_eval;
     if let (Some(h), Some(v)) = (tt_hit, tt_value) {
-        if !in_check
-            && (h.bound == Bound::Exact
-                || (h.bound == Bound::Lower && v > eval)
-                || (h.bound == Bound::Upper && v < eval))
-        {
+        if !in_check && bound_refines(h.bound, v, eval) {
             eval = v;
         }
     }
@@ -885,14 +893,7 @@ pub(crate) fn qsearch<const PV: bool>(
         // bound on the right side of the static value is a better guess.
         best_value = static_eval;
         if let (Some(h), Some(v)) = (tt_hit.filter(|_| pruning), tt_value) {
-            if v.abs() < MATE_IN_MAX_PLY
-                && match h.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => v > best_value,
-                    Bound::Upper => v < best_value,
-                    Bound::None => false,
-                }
-            {
+            if v.abs() < MATE_IN_MAX_PLY && bound_refines(h.bound, v, best_value) {
                 best_value = v;
             }
         }
@@ -925,32 +926,33 @@ pub(crate) fn qsearch<const PV: bool>(
     let futility_base = static_eval + params.qs_delta_margin;
     let last_to = td.pos.last_move();
     let last_to = (last_to.is_some() && last_to != Move::NULL).then(|| last_to.to());
-    let check_squares = td.pos.check_squares();
     while let Some(m) = picker.next(&td.pos, &td.history) {
         if !td.pos.is_legal(m) {
             continue;
         }
         move_count += 1;
+        let capture = td.pos.is_capture(m);
         if !pruning {
             // Delta pruning: even winning the piece does not reach alpha.
             if !in_check
-                && td.pos.is_capture(m)
+                && capture
                 && futility_base + capture_value(td.pos.piece_on(m.to()).kind()) <= alpha
             {
                 continue;
             }
         } else if in_check {
             // Once an evasion holds, only captures are tried.
-            if best_value > -MATE_IN_MAX_PLY && !td.pos.is_capture(m) {
+            if best_value > -MATE_IN_MAX_PLY && !capture {
                 continue;
             }
-        } else if !check_squares.gives_check(&td.pos, m) && Some(m.to()) != last_to {
-            // Neither a check nor a recapture: the first two are tried,
-            // and only when winning the piece can lift the score to alpha.
+        } else if Some(m.to()) != last_to && !td.pos.gives_check(m) {
+            // Neither a recapture nor a check (tested move by move: a node
+            // here has a few captures, too few to pay for the check squares
+            // of every kind): the first two are tried, and only when
+            // winning the piece can lift the score to alpha.
             if move_count > 2 {
                 continue;
             }
-            let capture = td.pos.is_capture(m);
             let futility_value = futility_base
                 + if capture {
                     capture_value(td.pos.piece_on(m.to()).kind())
@@ -967,7 +969,6 @@ pub(crate) fn qsearch<const PV: bool>(
             }
         }
         if !in_check {
-            let capture = td.pos.is_capture(m);
             // Only promotions that gain material count as tactical here.
             if !capture {
                 let pt = td.pos.moved_piece(m).kind();
