@@ -36,7 +36,7 @@ use super::table::{Probe, Table, DEPTH_UNBOUNDED};
 use crate::bitboard;
 use crate::movegen::MoveList;
 use crate::position::Position;
-use crate::types::{Hand, Move, PieceType};
+use crate::types::{Hand, Move, PieceType, Square};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -328,6 +328,9 @@ impl<'a> Search<'a> {
                 key: child.key,
                 hand: child.hand,
             };
+            // The child's own probe waits less if its bucket comes while
+            // the move is made.
+            self.table.prefetch(child.key);
             pos.do_move(child.mv);
             let result = self.mid(pos, ply + 1, depth - 1, child_th_pn, child_th_dn);
             pos.undo_move(child.mv);
@@ -380,13 +383,23 @@ impl<'a> Search<'a> {
             return false;
         }
         let parent = self.buffers.path[ply];
+        let defender_king = pos.king_square(!pos.side_to_move());
         for &mv in &list {
             let entry = child_entry(pos, parent, mv, or_node);
+            // The bucket is on its way while the other children are made
+            // (prefetching them all just before the probes left no time
+            // to overlap).
+            self.table.prefetch(entry.key);
+            let pn = if or_node {
+                initial_pn(pos, mv, defender_king)
+            } else {
+                1
+            };
             children.push(Child {
                 mv,
                 key: entry.key,
                 hand: entry.hand,
-                pn: 1,
+                pn,
                 dn: 1,
                 len: 0,
                 rep_ply: NOT_REPETITION,
@@ -398,9 +411,6 @@ impl<'a> Search<'a> {
 
     /// Gives the children what the table knows of them.
     fn load_children(&mut self, first: usize, last: usize, depth: u16) {
-        for c in &self.buffers.children[first..last] {
-            self.table.prefetch(c.key);
-        }
         for i in first..last {
             let c = self.buffers.children[i];
             if c.is_settled() {
@@ -647,6 +657,26 @@ impl Scan {
         } else {
             (self.best, child_th_sum, child_th_select)
         }
+    }
+}
+
+/// The proof number a check starts with, before its node is expanded: 2
+/// for a check from a distance, which the defender may also answer by
+/// interposing (more evasions to refute), 1 for a check from an adjacent
+/// square or by a knight. The solver then tries the checks that leave the
+/// defender fewest answers first (on `tsume320.tsv` at 200,000 and
+/// 400,000 nodes a problem: 2 mates more of 240, the no-mates the same).
+fn initial_pn(pos: &Position, mv: Move, defender_king: Option<Square>) -> u32 {
+    let knight = if mv.is_drop() {
+        mv.dropped() == PieceType::Knight
+    } else {
+        pos.piece_on(mv.from()).kind() == PieceType::Knight
+    };
+    let close = defender_king.is_some_and(|k| bitboard::king_attacks(k).contains(mv.to()));
+    if knight || close {
+        1
+    } else {
+        2
     }
 }
 
