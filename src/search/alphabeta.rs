@@ -608,13 +608,19 @@ pub(crate) fn search<const PV: bool>(
         if PV {
             td.pv_len[ply + 1] = ply + 1;
         }
+        // Read before the move, which takes the victim off the board.
+        let capture_stat = if capture && features.capture_history {
+            td.history.capture.get(key, td.pos.piece_on(m.to()).kind())
+        } else {
+            0
+        };
         let nodes_before = td.nodes;
         td.pos.do_move(m);
         let mut value;
         let reducible = features.late_move_reductions
             && depth >= params.lmr_min_depth
             && move_count >= params.lmr_min_move as usize + root as usize
-            && quiet
+            && (quiet || features.capture_reductions)
             && !gives_check
             && !in_check
             && m != tt_move
@@ -623,7 +629,13 @@ pub(crate) fn search<const PV: bool>(
             // Late move reduction (004): reduced null-window search first.
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
             r += !PV as i32 + cut_node as i32 - improving as i32;
-            if features.history {
+            // Captures and promotions (YaneuraOu reduces them too): a ply
+            // less than a quiet move, less still when the capture history
+            // likes the capture.
+            if !quiet {
+                r -= 1 + 2 * capture_stat / params.lmr_history_divisor;
+            }
+            if quiet && features.history {
                 // Reduce less the moves the histories like, more the rest.
                 let stat = 2 * td.history.main.get(us, m) + cont_score;
                 r -= stat / params.lmr_history_divisor;

@@ -60,6 +60,9 @@ pub struct Features {
     /// captures once an evasion holds, a hash bound on the stand-pat
     /// value and a fail high halfway to beta.
     pub qsearch_pruning: bool,
+    /// Late move reductions of captures and promotions too (a ply less
+    /// than a quiet move, less still for a good capture history).
+    pub capture_reductions: bool,
     /// The time manager's scaling of the clock's share by best-move
     /// stability, node effort and a falling score (`timeman.rs`); off
     /// (the default): only the best move's changes scale it.
@@ -90,6 +93,7 @@ impl Default for Features {
             mate_distance_pruning: true,
             aspiration: true,
             qsearch_pruning: true,
+            capture_reductions: true,
             // Off: against the stability-only rule at 4 s + 50 ms it
             // measured -3.5 +- 47.4 Elo (200 games), no gain to show.
             adaptive_time: false,
@@ -106,7 +110,7 @@ pub type SwitchOff = fn(&mut Features);
 impl Features {
     /// Names and setters of the switches, for `bench --ablate` and the USI
     /// options; each entry turns one technique off.
-    pub const ABLATIONS: [(&'static str, SwitchOff); 19] = [
+    pub const ABLATIONS: [(&'static str, SwitchOff); 20] = [
         ("LateMoveReductions", |f| f.late_move_reductions = false),
         ("MoveCountPruning", |f| f.move_count_pruning = false),
         ("Killers=1", |f| f.killers = 1),
@@ -126,6 +130,7 @@ impl Features {
         ("MateDistancePruning", |f| f.mate_distance_pruning = false),
         ("AspirationWindows", |f| f.aspiration = false),
         ("QsearchPruning", |f| f.qsearch_pruning = false),
+        ("CaptureReductions", |f| f.capture_reductions = false),
     ];
 }
 
