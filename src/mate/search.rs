@@ -383,7 +383,11 @@ impl<'a> Search<'a> {
             return false;
         }
         let parent = self.buffers.path[ply];
-        let defender_king = pos.king_square(!pos.side_to_move());
+        let defender_king = if or_node {
+            pos.king_square(!pos.side_to_move())
+        } else {
+            None
+        };
         for &mv in &list {
             let entry = child_entry(pos, parent, mv, or_node);
             // The bucket is on its way while the other children are made

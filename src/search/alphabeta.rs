@@ -609,7 +609,7 @@ pub(crate) fn search<const PV: bool>(
             td.pv_len[ply + 1] = ply + 1;
         }
         // Read before the move, which takes the victim off the board.
-        let capture_stat = if capture && features.capture_history {
+        let capture_stat = if capture && features.capture_reductions && features.capture_history {
             td.history.capture.get(key, td.pos.piece_on(m.to()).kind())
         } else {
             0
