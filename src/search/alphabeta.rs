@@ -608,15 +608,6 @@ pub(crate) fn search<const PV: bool>(
         if PV {
             td.pv_len[ply + 1] = ply + 1;
         }
-        // Read before the move, which takes the victim off the board.
-        let capture_stat = if capture && features.capture_reductions && features.capture_history {
-            td.history.capture.get(key, td.pos.piece_on(m.to()).kind())
-        } else {
-            0
-        };
-        let nodes_before = td.nodes;
-        td.pos.do_move(m);
-        let mut value;
         let reducible = features.late_move_reductions
             && depth >= params.lmr_min_depth
             && move_count >= params.lmr_min_move as usize + root as usize
@@ -625,6 +616,15 @@ pub(crate) fn search<const PV: bool>(
             && !in_check
             && m != tt_move
             && !is_killer;
+        // Read before the move, which takes the victim off the board.
+        let capture_stat = if reducible && capture && features.capture_history {
+            td.history.capture.get(key, td.pos.piece_on(m.to()).kind())
+        } else {
+            0
+        };
+        let nodes_before = td.nodes;
+        td.pos.do_move(m);
+        let mut value;
         if reducible {
             // Late move reduction (004): reduced null-window search first.
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
