@@ -11,6 +11,7 @@ use ryuo::movegen::legal_moves;
 use ryuo::position::{parse_usi_move_text, Position};
 use ryuo::types::Move;
 use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 /// Table size for the tests, in MiB.
 const HASH_MIB: usize = 16;
@@ -208,6 +209,26 @@ fn node_limit_gives_timeout() {
     let result = solver.solve(&mut pos, &AtomicBool::new(false), None, Some(1000));
     assert_eq!(result, MateResult::Timeout);
     assert!(solver.nodes() <= 1000);
+}
+
+/// With time to spare, the answer has the length proven shortest (15
+/// plies; 13 is disproved), read with the longest defences, even when
+/// reading it takes more nodes than the grace for reading a proof past a
+/// node limit: the grace used to cap it, and the answer was then the first
+/// line, 21 plies, with seconds left.
+#[test]
+fn a_deadline_leaves_time_to_read_the_shortest_line() {
+    let sfen = "l2R2gn1/8l/np2g4/p1p2kp1p/2s1P4/P7P/1P1S+sPP2/L1GP5/1+bPKS2NL w 4Prbgnp 94";
+    let mut pos = Position::from_sfen(sfen).unwrap();
+    let mut solver = MateSolver::new(64);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    match solver.solve(&mut pos, &AtomicBool::new(false), Some(deadline), None) {
+        MateResult::Mate(line) => {
+            assert_mating_line(sfen, &line);
+            assert_eq!(line.len(), 15, "{:?}", usi(&line));
+        }
+        other => panic!("expected a mate, got {other:?}"),
+    }
 }
 
 #[test]

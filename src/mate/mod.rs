@@ -9,7 +9,8 @@
 //! are handled), `table` its transposition table with hand domination,
 //! `moves` the check and evasion generators, `hand` proof/disproof hand
 //! arithmetic, `problems` runs a problem set (`ryuo mate --file`),
-//! `one_ply` the main search's cheap mate-in-one, `key` the board key the
+//! `one_ply` the cheap contact mate-in-one (the main search asks it, and the
+//! solver at each attacker node it meets first), `key` the board key the
 //! table is indexed by, and `line` turns a proof into a short, verified
 //! mating line.
 //!
@@ -176,10 +177,15 @@ impl MateSolver {
                     search.aborted = false;
                     // The line read with the longest defence replaces the
                     // first whenever it can be read in time: by the
-                    // deadline itself, as there is an answer already.
+                    // deadline itself, as there is an answer already. A
+                    // node cap only where the caller set one: re-proving
+                    // the defences of a long mate can take more than the
+                    // grace (the first line then stood, longer than the
+                    // length just proven, with seconds left).
                     search.limits = Limits {
+                        stop,
                         deadline,
-                        ..line_limits(stop, search.nodes)
+                        max_nodes: max_nodes.map(|_| search.nodes + LINE_GRACE_NODES),
                     };
                     if let Some(moves) = line::extract_line(&mut search, pos, shorter)
                         .filter(|moves| line::is_verified_mate(pos, moves))

@@ -1,5 +1,6 @@
 //! Mate in one, cheap enough for the main search to ask at every node it
-//! has no hash entry for.
+//! has no hash entry for, and for the mate solver at every attacker node
+//! it meets for the first time (most leaves of a proof are such mates).
 //!
 //! Only contact mates are looked for: a piece dropped or moved next to the
 //! enemy king, or a knight's check. Those are nearly all one-move mates;
@@ -41,7 +42,7 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
         };
         let targets = (contact & !occ).and_not(bitboard::dead_squares(us, pt));
         for to in targets {
-            if near.contains(to) && pos.attackers_to(us, to, occ).is_empty() {
+            if near.contains(to) && !pos.attacks_square(us, to, occ) {
                 continue; // the king takes it
             }
             let m = Move::drop(pt, to);
@@ -54,6 +55,11 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     let zone = bitboard::promotion_zone(us);
     let kings = pos.pieces(us, PieceType::King);
     for to in (near | knight_checks).and_not(pos.pieces_of(us)) {
+        // Most of these squares are attacked by nothing of ours: the
+        // short-circuiting test is far cheaper than listing attackers.
+        if !pos.attacks_square(us, to, occ) {
+            continue;
+        }
         for from in pos.attackers_to(us, to, occ).and_not(kings) {
             let pt = pos.piece_on(from).kind();
             let may_promote = pt.can_promote() && (zone.contains(from) || zone.contains(to));
