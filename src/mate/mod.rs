@@ -54,7 +54,7 @@ static NEVER_STOP: AtomicBool = AtomicBool::new(false);
 /// line stands.
 /// (Before, the proof stopped at 60 % to leave time for reading a line
 /// that re-proved the defences: at 100 ms, 86 of the set's 120 mates.)
-const PROVE_SHARE: f64 = 0.9;
+const PROVE_SHARE: f64 = 0.97;
 /// See `PROVE_SHARE`.
 const SHORTEN_SHARE: f64 = 0.5;
 /// See `PROVE_SHARE`.
