@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""A tactical test set: positions with one clearly best move, and how many
+of them an engine finds.
+
+    # make: self-play positions where a MultiPV 2 search at depth 14 shows
+    # one move at least 300 cp better than the next
+    python3 tools/tactics.py make --engine target/release/ryuo \\
+        --psv data/gen3/gen3-0.psv --count 150 --seed 1 --out tests/data/tactics.tsv
+    # run: how many best moves an engine finds at 1 s a position
+    python3 tools/tactics.py run --engine target/release/ryuo \\
+        --set tests/data/tactics.tsv --byoyomi 1000 --option EvalType=Classic
+
+Candidates are the positions of PackedSfenValue files (`ryuo psv-dump`:
+self-play positions not in check whose best move at gensfen's search was
+not a capture), taken in a seeded random order. A candidate is kept when
+both lines of the MultiPV 2 search have centipawn scores (no mate: the mate
+solver's sets test those), the best is within --max-score of zero and
+the gap to the second is at least --gap. The set's format, one position a
+line: `sfen<TAB>best move<TAB>gap (cp)<TAB>best score (cp)`. Every search
+starts from a cleared hash (`usinewgame`, `isready`), so `make` with one
+search thread is reproducible.
+"""
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+
+
+class Engine:
+    """A USI engine in a subprocess."""
+
+    def __init__(self, path, options):
+        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, bufsize=1)
+        self.send("usi")
+        self.wait_for("usiok")
+        for name, value in options:
+            self.send(f"setoption name {name} value {value}")
+
+    def send(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def wait_for(self, prefix):
+        """Lines up to and including the first that starts with `prefix`."""
+        lines = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the engine exited")
+            line = line.strip()
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+
+    def search(self, sfen, go):
+        """(bestmove, {multipv: (score kind, value, first move)}) of the
+        last completed depth."""
+        self.send("usinewgame")
+        self.send("isready")
+        self.wait_for("readyok")
+        self.send(f"position sfen {sfen}")
+        self.send(go)
+        lines = self.wait_for("bestmove")
+        best = lines[-1].split()[1]
+        lines_by_pv = {}
+        for line in lines:
+            f = line.split()
+            if not f or f[0] != "info" or "pv" not in f or "score" not in f:
+                continue
+            if "lowerbound" in f or "upperbound" in f:
+                continue
+            pv = int(f[f.index("multipv") + 1]) if "multipv" in f else 1
+            s = f.index("score")
+            lines_by_pv[pv] = (f[s + 1], int(f[s + 2]), f[f.index("pv") + 1])
+        return best, lines_by_pv
+
+    def quit(self):
+        self.send("quit")
+        self.proc.wait(timeout=10)
+
+
+def parse_options(texts):
+    return [tuple(t.split("=", 1)) for t in texts]
+
+
+def positions(engine, psv):
+    out = subprocess.run([engine, "psv-dump", psv], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        f = line.split("\t")
+        if f and f[0] and not f[0].startswith("#"):
+            yield f[0]
+
+
+def make(args):
+    cands = []
+    for psv in args.psv:
+        cands += list(dict.fromkeys(positions(args.engine, psv)))
+    random.Random(args.seed).shuffle(cands)
+    engine = Engine(args.engine, [("MultiPV", "2")] + parse_options(args.option))
+    kept, tried, start = [], 0, time.time()
+    for sfen in cands[: args.max_candidates]:
+        if len(kept) >= args.count:
+            break
+        tried += 1
+        best, pvs = engine.search(sfen, f"go depth {args.depth}")
+        if 1 in pvs and 2 in pvs and pvs[1][0] == "cp" and pvs[2][0] == "cp":
+            first, second = pvs[1][1], pvs[2][1]
+            if abs(first) <= args.max_score and first - second >= args.gap and pvs[1][2] == best:
+                kept.append((sfen, best, first - second, first))
+        if tried % 50 == 0:
+            print(f"{tried} tried, {len(kept)} kept, {time.time() - start:.0f} s", flush=True)
+    engine.quit()
+    with open(args.out, "w") as f:
+        f.write("# Tactical set: sfen<TAB>best move<TAB>gap to the second move (cp)<TAB>best score (cp)\n")
+        f.write(f"# Made by tools/tactics.py make --depth {args.depth} --gap {args.gap} "
+                f"--max-score {args.max_score} --count {args.count} --seed {args.seed} "
+                f"--psv {' --psv '.join(args.psv)}"
+                + "".join(f" --option {o}" for o in args.option) + "\n")
+        f.write(f"# {len(kept)} positions kept of {tried} tried.\n")
+        for sfen, best, gap, score in kept:
+            f.write(f"{sfen}\t{best}\t{gap}\t{score}\n")
+    print(f"{len(kept)} kept of {tried} tried")
+
+
+def run(args):
+    problems = []
+    for line in open(args.set):
+        if line.startswith("#") or not line.strip():
+            continue
+        sfen, best = line.rstrip("\n").split("\t")[:2]
+        problems.append((sfen, best))
+    engine = Engine(args.engine, parse_options(args.option))
+    found = 0
+    for n, (sfen, best) in enumerate(problems):
+        played, _ = engine.search(sfen, f"go btime 0 wtime 0 byoyomi {args.byoyomi}")
+        found += played == best
+        if args.verbose:
+            print(f"{n:4} {'ok  ' if played == best else 'MISS'} {played:7} (best {best}) {sfen}", flush=True)
+    engine.quit()
+    print(f"found {found}/{len(problems)} at byoyomi {args.byoyomi} ms: {args.engine}")
+    return found
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("make", help="make a set from self-play positions")
+    m.add_argument("--engine", required=True)
+    m.add_argument("--psv", action="append", required=True)
+    m.add_argument("--depth", type=int, default=14)
+    m.add_argument("--gap", type=int, default=300, help="cp the best move must lead the second by")
+    m.add_argument("--max-score", type=int, default=1500, help="|best score| at most this (cp)")
+    m.add_argument("--count", type=int, default=150)
+    m.add_argument("--max-candidates", type=int, default=5000)
+    m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--option", action="append", default=[], help="NAME=VALUE, a USI option")
+    m.add_argument("--out", required=True)
+    r = sub.add_parser("run", help="count the best moves an engine finds")
+    r.add_argument("--engine", required=True)
+    r.add_argument("--set", required=True)
+    r.add_argument("--byoyomi", type=int, default=1000, help="ms a position")
+    r.add_argument("--option", action="append", default=[], help="NAME=VALUE, a USI option")
+    r.add_argument("--verbose", action="store_true")
+    args = p.parse_args()
+    if args.command == "make":
+        make(args)
+    else:
+        run(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
