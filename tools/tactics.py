@@ -8,7 +8,8 @@ of them an engine finds.
         --psv data/gen3/gen3-0.psv --count 150 --seed 1 --out tests/data/tactics.tsv
     # run: how many best moves an engine finds at 1 s a position
     python3 tools/tactics.py run --engine target/release/ryuo \\
-        --set tests/data/tactics.tsv --byoyomi 1000 --option EvalType=Classic
+        --set tests/data/tactics.tsv --byoyomi 1000 \\
+        --option NetworkDelay=0 --option EvalType=Classic
 
 Candidates are the positions of PackedSfenValue files (`ryuo psv-dump`:
 self-play positions not in check whose best move at gensfen's search was
@@ -18,7 +19,9 @@ solver's sets test those), the best is within --max-score of zero and
 the gap to the second is at least --gap. The set's format, one position a
 line: `sfen<TAB>best move<TAB>gap (cp)<TAB>best score (cp)`. Every search
 starts from a cleared hash (`usinewgame`, `isready`), so `make` with one
-search thread is reproducible.
+search thread is reproducible. `run` plays `go btime 0 wtime 0 byoyomi T`:
+give Ryuo and YaneuraOu `NetworkDelay=0` (and YaneuraOu's
+`NetworkDelay2=0`), or their margin for a GUI's lag comes off the time.
 """
 
 import argparse

@@ -44,7 +44,8 @@ def main():
             assert move and board.is_legal(move), f"{best} is not legal in {sfen}"
             assert int(gap) >= 300 and abs(int(score)) <= 1500, f"{sfen}: gap {gap}, score {score}"
         out = subprocess.run([sys.executable, TOOL, "run", "--engine", args.engine,
-                              "--set", os.path.join(tmp, "a.tsv"), "--byoyomi", "50"],
+                              "--set", os.path.join(tmp, "a.tsv"), "--byoyomi", "50",
+                              "--option", "NetworkDelay=0"],
                              check=True, capture_output=True, text=True).stdout
         assert out.startswith("found ") and out.split()[1].endswith("/3"), out
     print(f"tactics: 3 positions made twice alike, legal best moves; {out.strip()}")
