@@ -25,10 +25,12 @@ give Ryuo and YaneuraOu `NetworkDelay=0` (and YaneuraOu's
 """
 
 import argparse
+import queue
 import random
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 
 class Engine:
@@ -97,25 +99,50 @@ def positions(engine, psv):
             yield f[0]
 
 
+def verdict(args, engine, sfen):
+    """(best move, gap, score) if `sfen` has one clearly best move, else None."""
+    best, pvs = engine.search(sfen, f"go depth {args.depth}")
+    if 1 in pvs and 2 in pvs and pvs[1][0] == "cp" and pvs[2][0] == "cp":
+        first, second = pvs[1][1], pvs[2][1]
+        if abs(first) <= args.max_score and first - second >= args.gap and pvs[1][2] == best:
+            return best, first - second, first
+    return None
+
+
 def make(args):
     cands = []
     for psv in args.psv:
         cands += list(dict.fromkeys(positions(args.engine, psv)))
     random.Random(args.seed).shuffle(cands)
-    engine = Engine(args.engine, [("MultiPV", "2")] + parse_options(args.option))
+    cands = cands[: args.max_candidates]
+    options = [("MultiPV", "2")] + parse_options(args.option)
+    engines = queue.Queue()
+    for _ in range(args.jobs):
+        engines.put(Engine(args.engine, options))
+
+    def judge(sfen):
+        engine = engines.get()
+        try:
+            return verdict(args, engine, sfen)
+        finally:
+            engines.put(engine)
+
+    # Candidates are judged a chunk at a time on `jobs` engines and taken
+    # in their seeded order, so the set does not depend on --jobs.
     kept, tried, start = [], 0, time.time()
-    for sfen in cands[: args.max_candidates]:
-        if len(kept) >= args.count:
-            break
-        tried += 1
-        best, pvs = engine.search(sfen, f"go depth {args.depth}")
-        if 1 in pvs and 2 in pvs and pvs[1][0] == "cp" and pvs[2][0] == "cp":
-            first, second = pvs[1][1], pvs[2][1]
-            if abs(first) <= args.max_score and first - second >= args.gap and pvs[1][2] == best:
-                kept.append((sfen, best, first - second, first))
-        if tried % 50 == 0:
-            print(f"{tried} tried, {len(kept)} kept, {time.time() - start:.0f} s", flush=True)
-    engine.quit()
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        while cands and len(kept) < args.count:
+            chunk, cands = cands[: 2 * args.jobs], cands[2 * args.jobs :]
+            for sfen, found in zip(chunk, pool.map(judge, chunk)):
+                if len(kept) >= args.count:
+                    break
+                tried += 1
+                if found:
+                    kept.append((sfen, *found))
+                if tried % 50 == 0:
+                    print(f"{tried} tried, {len(kept)} kept, {time.time() - start:.0f} s", flush=True)
+    while not engines.empty():
+        engines.get().quit()
     with open(args.out, "w") as f:
         f.write("# Tactical set: sfen<TAB>best move<TAB>gap to the second move (cp)<TAB>best score (cp)\n")
         f.write(f"# Made by tools/tactics.py make --depth {args.depth} --gap {args.gap} "
@@ -159,6 +186,7 @@ def main():
     m.add_argument("--count", type=int, default=150)
     m.add_argument("--max-candidates", type=int, default=5000)
     m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--jobs", type=int, default=1, help="engines searching at once (the set is the same)")
     m.add_argument("--option", action="append", default=[], help="NAME=VALUE, a USI option")
     m.add_argument("--out", required=True)
     r = sub.add_parser("run", help="count the best moves an engine finds")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/tactics.py end to end on the committed gensfen sample: `make` at a
 small depth keeps positions whose best move is legal (cshogi) and leads
-the second by the gap asked, the same command makes the same file, and
+the second by the gap asked, one engine or two make the same file, and
 `run` reports a count over the set it reads.
 
     python3 tests/oracle/test_tactics.py --engine target/release/ryuo
@@ -20,8 +20,8 @@ TOOL = os.path.join(ROOT, "tools", "tactics.py")
 SAMPLE = os.path.join(ROOT, "tests", "data", "sample.psv")
 
 
-def make(engine, out):
-    subprocess.run([sys.executable, TOOL, "make", "--engine", engine, "--psv", SAMPLE,
+def make(engine, out, jobs):
+    subprocess.run([sys.executable, TOOL, "make", "--engine", engine, "--psv", SAMPLE, "--jobs", str(jobs),
                     "--depth", "6", "--gap", "300", "--count", "3", "--max-candidates", "300",
                     "--seed", "1", "--option", "Threads=1", "--out", out],
                    check=True, capture_output=True, text=True)
@@ -33,9 +33,9 @@ def main():
     ap.add_argument("--engine", required=True)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        first = make(args.engine, os.path.join(tmp, "a.tsv"))
-        second = make(args.engine, os.path.join(tmp, "b.tsv"))
-        assert first == second, "the same command made two different sets"
+        first = make(args.engine, os.path.join(tmp, "a.tsv"), 1)
+        second = make(args.engine, os.path.join(tmp, "b.tsv"), 2)
+        assert first == second, "--jobs 1 and --jobs 2 made two different sets"
         rows = [l.split("\t") for l in first.splitlines() if l and not l.startswith("#")]
         assert len(rows) == 3, f"expected 3 positions, got {len(rows)}"
         for sfen, best, gap, score in rows:
@@ -48,7 +48,7 @@ def main():
                               "--option", "NetworkDelay=0"],
                              check=True, capture_output=True, text=True).stdout
         assert out.startswith("found ") and out.split()[1].endswith("/3"), out
-    print(f"tactics: 3 positions made twice alike, legal best moves; {out.strip()}")
+    print(f"tactics: 3 positions, the same with 1 and 2 engines, legal best moves; {out.strip()}")
 
 
 if __name__ == "__main__":
