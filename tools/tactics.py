@@ -18,8 +18,10 @@ both lines of the MultiPV 2 search have centipawn scores (no mate: the mate
 solver's sets test those), the best is within --max-score of zero and
 the gap to the second is at least --gap. The set's format, one position a
 line: `sfen<TAB>best move<TAB>gap (cp)<TAB>best score (cp)`. Every search
-starts from a cleared hash (`usinewgame`, `isready`), so `make` with one
-search thread is reproducible. `run` plays `go btime 0 wtime 0 byoyomi T`:
+starts from a cleared hash (`usinewgame`, `isready`) and stops at a depth
+or a node count, never a time, so `make` with one search thread is
+reproducible. A search that reaches --max-nodes before --depth (a few
+positions take minutes at depth 14) drops its candidate. `run` plays `go btime 0 wtime 0 byoyomi T`:
 give Ryuo and YaneuraOu `NetworkDelay=0` (and YaneuraOu's
 `NetworkDelay2=0`), or their margin for a GUI's lag comes off the time.
 """
@@ -61,8 +63,8 @@ class Engine:
                 return lines
 
     def search(self, sfen, go):
-        """(bestmove, {multipv: (score kind, value, first move)}) of the
-        last completed depth."""
+        """(bestmove, {multipv: (score kind, value, first move, depth)})
+        of the last line of each."""
         self.send("usinewgame")
         self.send("isready")
         self.wait_for("readyok")
@@ -79,7 +81,8 @@ class Engine:
                 continue
             pv = int(f[f.index("multipv") + 1]) if "multipv" in f else 1
             s = f.index("score")
-            lines_by_pv[pv] = (f[s + 1], int(f[s + 2]), f[f.index("pv") + 1])
+            depth = int(f[f.index("depth") + 1]) if "depth" in f else 0
+            lines_by_pv[pv] = (f[s + 1], int(f[s + 2]), f[f.index("pv") + 1], depth)
         return best, lines_by_pv
 
     def quit(self):
@@ -101,8 +104,10 @@ def positions(engine, psv):
 
 def verdict(args, engine, sfen):
     """(best move, gap, score) if `sfen` has one clearly best move, else None."""
-    best, pvs = engine.search(sfen, f"go depth {args.depth}")
-    if 1 in pvs and 2 in pvs and pvs[1][0] == "cp" and pvs[2][0] == "cp":
+    best, pvs = engine.search(sfen, f"go depth {args.depth} nodes {args.max_nodes}")
+    if not (1 in pvs and 2 in pvs) or min(pvs[1][3], pvs[2][3]) < args.depth:
+        return None  # the node cap struck first: a rare, explosive search
+    if pvs[1][0] == "cp" and pvs[2][0] == "cp":
         first, second = pvs[1][1], pvs[2][1]
         if abs(first) <= args.max_score and first - second >= args.gap and pvs[1][2] == best:
             return best, first - second, first
@@ -145,7 +150,7 @@ def make(args):
         engines.get().quit()
     with open(args.out, "w") as f:
         f.write("# Tactical set: sfen<TAB>best move<TAB>gap to the second move (cp)<TAB>best score (cp)\n")
-        f.write(f"# Made by tools/tactics.py make --depth {args.depth} --gap {args.gap} "
+        f.write(f"# Made by tools/tactics.py make --depth {args.depth} --max-nodes {args.max_nodes} --gap {args.gap} "
                 f"--max-score {args.max_score} --count {args.count} --seed {args.seed} "
                 f"--psv {' --psv '.join(args.psv)}"
                 + "".join(f" --option {o}" for o in args.option) + "\n")
@@ -181,6 +186,8 @@ def main():
     m.add_argument("--engine", required=True)
     m.add_argument("--psv", action="append", required=True)
     m.add_argument("--depth", type=int, default=14)
+    m.add_argument("--max-nodes", type=int, default=20_000_000,
+                   help="a search still short of --depth after this many nodes drops its candidate")
     m.add_argument("--gap", type=int, default=300, help="cp the best move must lead the second by")
     m.add_argument("--max-score", type=int, default=1500, help="|best score| at most this (cp)")
     m.add_argument("--count", type=int, default=150)
