@@ -79,10 +79,13 @@ class Engine:
                 continue
             if "lowerbound" in f or "upperbound" in f:
                 continue
-            pv = int(f[f.index("multipv") + 1]) if "multipv" in f else 1
-            s = f.index("score")
-            depth = int(f[f.index("depth") + 1]) if "depth" in f else 0
-            lines_by_pv[pv] = (f[s + 1], int(f[s + 2]), f[f.index("pv") + 1], depth)
+            try:
+                pv = int(f[f.index("multipv") + 1]) if "multipv" in f else 1
+                s = f.index("score")
+                depth = int(f[f.index("depth") + 1]) if "depth" in f else 0
+                lines_by_pv[pv] = (f[s + 1], int(f[s + 2]), f[f.index("pv") + 1], depth)
+            except (ValueError, IndexError):
+                continue  # e.g. YaneuraOu's `score mate -` (a mate of unknown length)
         return best, lines_by_pv
 
     def quit(self):
