@@ -105,9 +105,9 @@ impl Table {
     /// Starts bringing the bucket of `key` into the cache. A node probes
     /// all its children at once: prefetching each bucket as its child is
     /// made lets the memory accesses overlap instead of queueing behind
-    /// each probe. A
-    /// prefetch, not a load: a load kept alive (`black_box`) made the CPU
-    /// wait for each line in turn (a fifth of the solver's time).
+    /// each probe. A prefetch, not a load: a load kept alive (`black_box`)
+    /// made the CPU wait for each line in turn (a fifth of the solver's
+    /// time).
     pub(super) fn prefetch(&self, key: u64) {
         let bucket = &self.buckets[self.index(key)];
         crate::hints::prefetch(bucket);
