@@ -34,7 +34,7 @@ use super::hand;
 use super::moves::{generate_checks, generate_evasions};
 use super::one_ply::contact_mate_in_one;
 use super::table::{Probe, Table, DEPTH_UNBOUNDED};
-use crate::bitboard;
+use crate::bitboard::{self, Bitboard};
 use crate::movegen::MoveList;
 use crate::position::Position;
 use crate::types::{Hand, Move, PieceType, Square};
@@ -603,6 +603,15 @@ fn interposition_needs(pos: &Position, attacker_hand: Hand, proof: Hand) -> Hand
 /// One pass over a node's children: what both its numbers and the choice
 /// of the child to search next need (one pass rather than three: the loop
 /// over the children runs at every step of every node).
+///
+/// Interpositions are expanded with delay: of the drops on one square at
+/// a defender node, only the first not yet proven counts (the weakest
+/// piece, as the generator orders them), the others wait. Their proofs are
+/// nearly always alike (the attacker takes the piece and goes on), so
+/// counting each would make every distant check look as hard as its
+/// interpositions are many. A disproven drop always counts. On
+/// tsume320.tsv: 204 mates of 240 instead of 197 at 100,000 nodes a
+/// problem, 216 instead of 207 at 200,000.
 struct Scan {
     /// The child with the smallest selection number (pn at an OR node, dn
     /// at an AND node), the first of equals.
@@ -619,7 +628,19 @@ impl Scan {
         let (mut best, mut best_s, mut second_s) = (0, INFINITE, INFINITE);
         let mut sum = 0u64;
         let mut infinite_sum = false;
+        // Squares where a drop waits for the proof of an earlier drop on
+        // the same square (see the type's doc).
+        let mut waiting = Bitboard::EMPTY;
         for (i, c) in children.iter().enumerate() {
+            if !or_node && c.mv.is_drop() {
+                let to = c.mv.to();
+                if waiting.contains(to) && c.dn != 0 {
+                    continue;
+                }
+                if c.pn != 0 {
+                    waiting = waiting.with(to);
+                }
+            }
             let (s, t) = if or_node { (c.pn, c.dn) } else { (c.dn, c.pn) };
             if s < best_s {
                 (best, second_s, best_s) = (i, best_s, s);
@@ -707,4 +728,48 @@ fn widen(second: u32) -> u32 {
     (second + 1)
         .max(second + second / EPSILON_DIVISOR)
         .min(INFINITE as u64) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn child(mv: Move, pn: u32, dn: u32) -> Child {
+        Child {
+            mv,
+            key: 0,
+            hand: Hand::EMPTY,
+            pn,
+            dn,
+            len: 0,
+            rep_ply: NOT_REPETITION,
+            settled_hand: Hand::EMPTY,
+        }
+    }
+
+    #[test]
+    fn drops_on_one_square_count_once_until_proven() {
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        let king_move = Move::normal(sq("5a"), sq("4a"), false);
+        let drops =
+            [PieceType::Pawn, PieceType::Lance, PieceType::Gold].map(|pt| Move::drop(pt, sq("5b")));
+        let elsewhere = Move::drop(PieceType::Pawn, sq("5c"));
+        let mut children = vec![child(king_move, 1, 1)];
+        children.extend(drops.map(|m| child(m, 1, 1)));
+        children.push(child(elsewhere, 1, 1));
+        let numbers = |c: &[Child]| Scan::of(c, false).node_numbers(false);
+        // The king move, the pawn on 5b and the pawn on 5c.
+        assert_eq!(numbers(&children), (3, 1));
+        // The pawn on 5b proven: the lance takes its turn.
+        (children[1].pn, children[1].dn) = (0, INFINITE);
+        assert_eq!(numbers(&children), (3, 1));
+        // A waiting drop found disproven counts at once.
+        (children[3].pn, children[3].dn) = (INFINITE, 0);
+        assert_eq!(numbers(&children).1, 0);
+        // All proven: the node is.
+        for c in &mut children {
+            (c.pn, c.dn) = (0, INFINITE);
+        }
+        assert_eq!(numbers(&children), (0, INFINITE));
+    }
 }
