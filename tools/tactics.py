@@ -136,31 +136,34 @@ def make(args):
             engines.put(engine)
 
     # Candidates are judged a chunk at a time on `jobs` engines and taken
-    # in their seeded order, so the set does not depend on --jobs.
-    kept, tried, start = [], 0, time.time()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        while cands and len(kept) < args.count:
+    # in their seeded order, so the set does not depend on --jobs. Each
+    # position is written as it is kept: a run cut short leaves the prefix
+    # of its set (the set of a smaller --count).
+    kept, tried, start = 0, 0, time.time()
+    with open(args.out, "w") as out, ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        out.write("# Tactical set: sfen<TAB>best move<TAB>gap to the second move (cp)<TAB>best score (cp)\n")
+        out.write(f"# Made by tools/tactics.py make --depth {args.depth} --max-nodes {args.max_nodes} --gap {args.gap} "
+                  f"--max-score {args.max_score} --count {args.count} --seed {args.seed} "
+                  f"--psv {' --psv '.join(args.psv)}"
+                  + "".join(f" --option {o}" for o in args.option) + "\n")
+        out.flush()
+        while cands and kept < args.count:
             chunk, cands = cands[: 2 * args.jobs], cands[2 * args.jobs :]
             for sfen, found in zip(chunk, pool.map(judge, chunk)):
-                if len(kept) >= args.count:
+                if kept >= args.count:
                     break
                 tried += 1
                 if found:
-                    kept.append((sfen, *found))
+                    kept += 1
+                    best, gap, score = found
+                    out.write(f"{sfen}\t{best}\t{gap}\t{score}\n")
+                    out.flush()
                 if tried % 50 == 0:
-                    print(f"{tried} tried, {len(kept)} kept, {time.time() - start:.0f} s", flush=True)
+                    print(f"{tried} tried, {kept} kept, {time.time() - start:.0f} s", flush=True)
+        out.write(f"# {kept} positions kept of {tried} tried.\n")
     while not engines.empty():
         engines.get().quit()
-    with open(args.out, "w") as f:
-        f.write("# Tactical set: sfen<TAB>best move<TAB>gap to the second move (cp)<TAB>best score (cp)\n")
-        f.write(f"# Made by tools/tactics.py make --depth {args.depth} --max-nodes {args.max_nodes} --gap {args.gap} "
-                f"--max-score {args.max_score} --count {args.count} --seed {args.seed} "
-                f"--psv {' --psv '.join(args.psv)}"
-                + "".join(f" --option {o}" for o in args.option) + "\n")
-        f.write(f"# {len(kept)} positions kept of {tried} tried.\n")
-        for sfen, best, gap, score in kept:
-            f.write(f"{sfen}\t{best}\t{gap}\t{score}\n")
-    print(f"{len(kept)} kept of {tried} tried")
+    print(f"{kept} kept of {tried} tried")
 
 
 def run(args):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """tools/tactics.py end to end on the committed gensfen sample: `make` at a
 small depth keeps positions whose best move is legal (cshogi) and leads
-the second by the gap asked, one engine or two make the same file, and
+the second by the gap asked, one engine or two make the same file, a
+smaller count makes its prefix, and
 `run` reports a count over the set it reads.
 
     python3 tests/oracle/test_tactics.py --engine target/release/ryuo
@@ -20,9 +21,9 @@ TOOL = os.path.join(ROOT, "tools", "tactics.py")
 SAMPLE = os.path.join(ROOT, "tests", "data", "sample.psv")
 
 
-def make(engine, out, jobs):
+def make(engine, out, jobs, count=3):
     subprocess.run([sys.executable, TOOL, "make", "--engine", engine, "--psv", SAMPLE, "--jobs", str(jobs),
-                    "--depth", "6", "--gap", "300", "--count", "3", "--max-candidates", "300",
+                    "--depth", "6", "--gap", "300", "--count", str(count), "--max-candidates", "300",
                     "--seed", "1", "--option", "Threads=1", "--out", out],
                    check=True, capture_output=True, text=True)
     return open(out).read()
@@ -38,6 +39,10 @@ def main():
         assert first == second, "--jobs 1 and --jobs 2 made two different sets"
         rows = [l.split("\t") for l in first.splitlines() if l and not l.startswith("#")]
         assert len(rows) == 3, f"expected 3 positions, got {len(rows)}"
+        # The set is written as it grows: a smaller count is its prefix.
+        smaller = make(args.engine, os.path.join(tmp, "c.tsv"), 1, count=2)
+        assert [l for l in smaller.splitlines() if not l.startswith("#")] == \
+            ["\t".join(r) for r in rows[:2]], "--count 2 is not the prefix of --count 3"
         for sfen, best, gap, score in rows:
             board = cshogi.Board(sfen)
             move = board.move_from_usi(best)
