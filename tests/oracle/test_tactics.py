@@ -53,7 +53,17 @@ def main():
                               "--option", "NetworkDelay=0"],
                              check=True, capture_output=True, text=True).stdout
         assert out.startswith("found ") and out.split()[1].endswith("/3"), out
-    print(f"tactics: 3 positions, the same with 1 and 2 engines, legal best moves; {out.strip()}")
+    # The committed set: 150 positions, each best move legal.
+    committed = [l.rstrip("\n").split("\t") for l in open(os.path.join(ROOT, "tests", "data", "tactics.tsv"))
+                 if l.strip() and not l.startswith("#")]
+    assert len(committed) == 150, f"tests/data/tactics.tsv holds {len(committed)} positions"
+    for sfen, best, gap, score in committed:
+        board = cshogi.Board(sfen)
+        move = board.move_from_usi(best)
+        assert move and board.is_legal(move), f"tactics.tsv: {best} is not legal in {sfen}"
+        assert int(gap) >= 300 and abs(int(score)) <= 1500, f"tactics.tsv: {sfen}: gap {gap}, score {score}"
+    print(f"tactics: 3 positions, the same with 1 and 2 engines, legal best moves; {out.strip()}; "
+          f"tests/data/tactics.tsv: 150 legal best moves")
 
 
 if __name__ == "__main__":
