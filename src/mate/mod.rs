@@ -119,9 +119,10 @@ impl MateSolver {
     ///
     /// A mate is returned with the shortest line the limits allowed to
     /// establish, verified move by move (see `PROVE_SHARE` for how the
-    /// time is shared). Once a mate is proven, reading its line may take
-    /// up to `LINE_GRACE_NODES` more nodes, past a node limit, but not past
-    /// the deadline (+2 ms).
+    /// time is shared). Once a mate is proven, each reading of a line (the
+    /// first, the shortened proof's, the longest defences') may take up to
+    /// `LINE_GRACE_NODES` more nodes, past a node limit, but not past the
+    /// deadline (+2 ms).
     /// The table is kept between calls.
     pub fn solve(
         &mut self,
