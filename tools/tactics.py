@@ -21,9 +21,10 @@ line: `sfen<TAB>best move<TAB>gap (cp)<TAB>best score (cp)`. Every search
 starts from a cleared hash (`usinewgame`, `isready`) and stops at a depth
 or a node count, never a time, so `make` with one search thread is
 reproducible. A search that reaches --max-nodes before --depth (a few
-positions take minutes at depth 14) drops its candidate. `run` plays `go btime 0 wtime 0 byoyomi T`:
-give Ryuo and YaneuraOu `NetworkDelay=0` (and YaneuraOu's
-`NetworkDelay2=0`), or their margin for a GUI's lag comes off the time.
+positions take minutes at depth 14) drops its candidate. `run` plays
+`go btime 0 wtime 0 byoyomi T`: give Ryuo and YaneuraOu `NetworkDelay=0`
+(and YaneuraOu's `NetworkDelay2=0`), or their margin for a GUI's lag
+comes off the time.
 """
 
 import argparse

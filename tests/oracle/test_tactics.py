@@ -29,6 +29,16 @@ def make(engine, out, jobs, count=3):
     return open(out).read()
 
 
+def check_rows(rows, where):
+    """Each row's best move is legal (cshogi) and leads by the gap asked,
+    its score within the bound."""
+    for sfen, best, gap, score in rows:
+        board = cshogi.Board(sfen)
+        move = board.move_from_usi(best)
+        assert move and board.is_legal(move), f"{where}: {best} is not legal in {sfen}"
+        assert int(gap) >= 300 and abs(int(score)) <= 1500, f"{where}: {sfen}: gap {gap}, score {score}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--engine", required=True)
@@ -43,11 +53,7 @@ def main():
         smaller = make(args.engine, os.path.join(tmp, "c.tsv"), 1, count=2)
         assert [l for l in smaller.splitlines() if not l.startswith("#")] == \
             ["\t".join(r) for r in rows[:2]], "--count 2 is not the prefix of --count 3"
-        for sfen, best, gap, score in rows:
-            board = cshogi.Board(sfen)
-            move = board.move_from_usi(best)
-            assert move and board.is_legal(move), f"{best} is not legal in {sfen}"
-            assert int(gap) >= 300 and abs(int(score)) <= 1500, f"{sfen}: gap {gap}, score {score}"
+        check_rows(rows, "made set")
         out = subprocess.run([sys.executable, TOOL, "run", "--engine", args.engine,
                               "--set", os.path.join(tmp, "a.tsv"), "--byoyomi", "50",
                               "--option", "NetworkDelay=0"],
@@ -57,11 +63,7 @@ def main():
     committed = [l.rstrip("\n").split("\t") for l in open(os.path.join(ROOT, "tests", "data", "tactics.tsv"))
                  if l.strip() and not l.startswith("#")]
     assert len(committed) == 150, f"tests/data/tactics.tsv holds {len(committed)} positions"
-    for sfen, best, gap, score in committed:
-        board = cshogi.Board(sfen)
-        move = board.move_from_usi(best)
-        assert move and board.is_legal(move), f"tactics.tsv: {best} is not legal in {sfen}"
-        assert int(gap) >= 300 and abs(int(score)) <= 1500, f"tactics.tsv: {sfen}: gap {gap}, score {score}"
+    check_rows(committed, "tactics.tsv")
     print(f"tactics: 3 positions, the same with 1 and 2 engines, legal best moves; {out.strip()}; "
           f"tests/data/tactics.tsv: 150 legal best moves")
 
