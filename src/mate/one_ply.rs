@@ -29,6 +29,15 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     let checks = pos.check_squares();
     let near = bitboard::king_attacks(ksq);
     let knight_checks = checks.squares(PieceType::Knight);
+    // The squares next to the king that something of ours guards: a piece
+    // dropped or moved there is not simply taken. Most positions have
+    // none, and then only knights can mate by contact.
+    let mut guarded = bitboard::Bitboard::EMPTY;
+    for sq in near.and_not(pos.pieces_of(us)) {
+        if pos.attacks_square(us, sq, occ) {
+            guarded = guarded.with(sq);
+        }
+    }
 
     let hand = pos.hand(us);
     for pt in PieceType::HAND {
@@ -42,7 +51,7 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
         };
         let targets = (contact & !occ).and_not(bitboard::dead_squares(us, pt));
         for to in targets {
-            if near.contains(to) && !pos.attacks_square(us, to, occ) {
+            if near.contains(to) && !guarded.contains(to) {
                 continue; // the king takes it
             }
             let m = Move::drop(pt, to);
@@ -54,10 +63,10 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
 
     let zone = bitboard::promotion_zone(us);
     let kings = pos.pieces(us, PieceType::King);
-    for to in (near | knight_checks).and_not(pos.pieces_of(us)) {
-        // Most of these squares are attacked by nothing of ours: the
+    for to in guarded | knight_checks.and_not(pos.pieces_of(us)) {
+        // Most knight-check squares are attacked by nothing of ours: the
         // short-circuiting test is far cheaper than listing attackers.
-        if !pos.attacks_square(us, to, occ) {
+        if !near.contains(to) && !pos.attacks_square(us, to, occ) {
             continue;
         }
         for from in pos.attackers_to(us, to, occ).and_not(kings) {
