@@ -326,8 +326,10 @@ fn cpu_specific_kernels_search_the_same_tree() {
 
 /// The mate-in-one test inside the search (`MateOnePly`) reaches the
 /// search (the trees of the bench's tactical and endgame positions change)
-/// and keeps its answers sound: the same mates, legal lines. Whether it
-/// saves nodes is a bench figure (8 % at depth 12), not a test.
+/// and keeps its answers sound: the same mates, and lines that are legal
+/// and end in mate (it also answers at PV nodes, whose line then ends
+/// with its mating move). Whether it saves nodes is a bench figure (8 %
+/// at depth 12), not a test.
 #[test]
 fn mate_in_one_nodes_keep_the_search_sound() {
     let run = |sfen: &str, depth: i32, mate_one_ply: bool| {
@@ -347,7 +349,9 @@ fn mate_in_one_nodes_keep_the_search_sound() {
         ("k8/2s4g+P/5R3/9/9/9/9/9/8K b S 1", 5, 3),
         ("2k3g2/9/9/4R4/9/9/9/9/8K b R2G 1", 7, 5),
     ] {
-        assert_eq!(mate_score(&run(sfen, depth, true)), Some(plies), "{sfen}");
+        let r = run(sfen, depth, true);
+        assert_eq!(mate_score(&r), Some(plies), "{sfen}");
+        assert_mating_line(sfen, &r.pv, plies as usize);
     }
     let bench = include_str!("../src/bench.sfen");
     let endgames: Vec<&str> = bench

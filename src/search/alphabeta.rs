@@ -269,11 +269,16 @@ pub(crate) fn search<const PV: bool>(
         }
     }
 
-    // Step 4b. Mate in one: a contact mate ends the node at once (not at
-    // PV nodes, whose line is printed move by move).
-    if !PV && !in_check && !excluding && tt_hit.is_none() && features.mate_one_ply {
+    // Step 4b. Mate in one: a contact mate ends the node at once (at PV
+    // nodes the mating move ends the line). Not at the root, which must
+    // score its moves; not with a hash entry, whose node was asked before.
+    if !root && !in_check && !excluding && tt_hit.is_none() && features.mate_one_ply {
         if let Some(m) = contact_mate_in_one(&mut td.pos) {
             let v = mate_in(ply + 1);
+            if PV {
+                td.pv_len[ply + 1] = ply + 1;
+                update_pv(td, ply, m);
+            }
             let eval = td.evaluate(&ctx.options.evaluator);
             // Proven at any depth.
             ctx.tt.store(
