@@ -212,7 +212,7 @@ pub fn eval_throughput(
                     Evaluator::Material => crate::eval::material::evaluate(&pos),
                     Evaluator::Network(net) => ryuo.evaluate(net, &pos),
                     Evaluator::Standard(net, fv_scale) => {
-                        crate::nnue::standard::value(standard.evaluate(net, &pos), *fv_scale)
+                        net.value(standard.evaluate(net, &pos), *fv_scale, &pos)
                     }
                 };
                 result.checksum += i64::from(v);

@@ -74,8 +74,11 @@ impl EvalArgs {
         let net = ryuo::nnue::load(path).unwrap_or_else(|e| fail(path, &e));
         let (_, hash) = fnv::hash_file(path).unwrap_or_else(|e| fail(path, &e));
         let fv_scale = self.fv_scale.max(1);
-        let (format, divisor) = match net {
+        let (format, divisor) = match &net {
             ryuo::nnue::EvalNetwork::Ryuo(_) => ("ryuo", None),
+            ryuo::nnue::EvalNetwork::Standard(n) if n.adds_to_classic() => {
+                ("ryuo-wrapped-yaneuraou", Some(fv_scale))
+            }
             ryuo::nnue::EvalNetwork::Standard(_) => ("yaneuraou", Some(fv_scale)),
         };
         let info = EvalInfo::File {

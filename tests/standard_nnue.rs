@@ -214,6 +214,17 @@ fn bad_network_files_are_refused_with_their_cause() {
             "HalfKA_hm[73305->1536x2]",
         ),
         (dir.file("empty.bin", b""), "not a network file"),
+        (
+            dir.file("flags.bin", &ryuo::nnue::wrap_standard(&good, 2)),
+            "unsupported flags",
+        ),
+        (
+            dir.file(
+                "wrapped_truncated.bin",
+                &ryuo::nnue::wrap_standard(&good[..good.len() - 1], 1),
+            ),
+            "truncated",
+        ),
         ("/dev/zero".into(), "not a regular file"),
         (dir.0.to_string_lossy().into(), "not a regular file"),
     ];
@@ -229,6 +240,59 @@ fn bad_network_files_are_refused_with_their_cause() {
         assert_eq!(printed_eval(&mut e, sfen), before, "{path}");
     }
     let (_, best) = e.play(&format!("position sfen {sfen}"));
+    assert_ne!(best, "resign");
+}
+
+/// A YaneuraOu-format network in Ryuo's wrapper (format version 3) with
+/// the hybrid flag adds its value to the hand-crafted evaluation, in the
+/// library and in the engine's `eval`; without the flag it is the plain
+/// network.
+#[test]
+fn a_wrapped_network_adds_the_hand_crafted_evaluation() {
+    use ryuo::search::Evaluator;
+    let dir = TempDir::new("wrapped");
+    let nn_bin = oracle_network("halfkp_256x2-32-32").to_bytes();
+    let flag = ryuo::nnue::FLAG_ADDS_TO_CLASSIC;
+    let hybrid_path = dir.file("hybrid.nnue", &ryuo::nnue::wrap_standard(&nn_bin, flag));
+    let plain_path = dir.file("plain.nnue", &ryuo::nnue::wrap_standard(&nn_bin, 0));
+    let hybrid = ryuo::nnue::load(hybrid_path.as_ref()).expect("a valid wrapped file");
+    let plain = ryuo::nnue::load(plain_path.as_ref()).expect("a valid wrapped file");
+    assert!(hybrid
+        .describe()
+        .contains("added to the hand-crafted evaluation"));
+    assert!(!plain.describe().contains("hand-crafted"));
+    let (hybrid, plain) = (Evaluator::of(&hybrid, 16), Evaluator::of(&plain, 16));
+
+    let mut lines = EXPECTED.lines();
+    let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = header
+        .iter()
+        .position(|&h| h == "halfkp_256x2-32-32")
+        .unwrap();
+    let rows: Vec<(String, i32)> = lines
+        .take(50)
+        .map(|row| {
+            let row: Vec<&str> = row.split('\t').collect();
+            (row[0].to_string(), row[col].parse().unwrap())
+        })
+        .collect();
+    let mut differs = 0;
+    for (sfen, network) in &rows {
+        let pos = Position::from_sfen(sfen).unwrap();
+        let classic = ryuo::eval::evaluate(&pos);
+        assert_eq!(plain.value_from_scratch(&pos), *network, "{sfen}");
+        assert_eq!(hybrid.value_from_scratch(&pos), network + classic, "{sfen}");
+        differs += (classic != 0) as usize;
+    }
+    assert!(differs > 25, "the positions must tell the two apart");
+
+    let (mut e, ready) = Engine::with(&[("EvalFile", &hybrid_path)]);
+    assert!(ready.iter().all(|l| !l.contains("error")), "{ready:?}");
+    for (sfen, network) in rows.iter().take(10) {
+        let classic = ryuo::eval::evaluate(&Position::from_sfen(sfen).unwrap());
+        assert_eq!(printed_eval(&mut e, sfen), network + classic, "{sfen}");
+    }
+    let (_, best) = e.play(&format!("position sfen {}", rows[0].0));
     assert_ne!(best, "resign");
 }
 

@@ -34,6 +34,19 @@
 //!
 //! Nothing may follow. The engine rejects a file whose size or header does
 //! not match.
+//!
+//! # Wrapped YaneuraOu networks (format version 3)
+//! A YaneuraOu-format network (`standard`) has no room for flags, so a
+//! network of that format which corrects the hand-crafted evaluation (a
+//! hybrid HalfKP network from `ryuo-train --arch halfkp… --residual`) is
+//! wrapped:
+//!
+//! | offset | size | content |
+//! | --- | --- | --- |
+//! | 0 | 8 | magic `RYUONNUE` |
+//! | 8 | 4 | format version, `u32` = 3 |
+//! | 12 | 4 | flags, `u32`, as above |
+//! | 16 | … | the `nn.bin` file, unchanged |
 
 pub mod features;
 
@@ -53,6 +66,21 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const FEATURE_SET_ID: u32 = 1;
 /// Widest hidden layer a file may declare.
 pub const MAX_HIDDEN: usize = 2048;
+/// Format version of a file wrapping a YaneuraOu-format network.
+pub const WRAPPER_VERSION: u32 = 3;
+/// Bytes before a wrapped network: magic, version, flags.
+pub const WRAPPER_HEADER: usize = 16;
+
+/// The file of the YaneuraOu-format network `nn_bin` wrapped with `flags`
+/// (see the module documentation).
+pub fn wrap_standard(nn_bin: &[u8], flags: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(WRAPPER_HEADER + nn_bin.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&WRAPPER_VERSION.to_le_bytes());
+    out.extend_from_slice(&flags.to_le_bytes());
+    out.extend_from_slice(nn_bin);
+    out
+}
 
 mod accumulator;
 mod kernels;
@@ -97,6 +125,10 @@ impl EvalNetwork {
     pub fn describe(&self) -> String {
         match self {
             EvalNetwork::Ryuo(net) => format!("Ryuo network, {} hidden units", net.hidden()),
+            EvalNetwork::Standard(net) if net.adds_to_classic() => format!(
+                "YaneuraOu NNUE {}, added to the hand-crafted evaluation",
+                net.arch().name()
+            ),
             EvalNetwork::Standard(net) => {
                 format!("YaneuraOu NNUE {}", net.arch().name())
             }
@@ -138,8 +170,9 @@ impl std::fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Reads an evaluation file of either format, told apart by its first
-/// bytes. Only regular files are read, and never more than their format
-/// allows, so a device or a huge file cannot stall the engine.
+/// bytes (a Ryuo file wrapping a YaneuraOu network by its version). Only
+/// regular files are read, and never more than their format allows, so a
+/// device or a huge file cannot stall the engine.
 pub fn load(path: &std::path::Path) -> Result<EvalNetwork, LoadError> {
     use std::io::Read;
     let io = |e: std::io::Error| LoadError::Io(e.to_string());
@@ -150,12 +183,24 @@ pub fn load(path: &std::path::Path) -> Result<EvalNetwork, LoadError> {
     let mut head = Vec::with_capacity(8);
     (&mut file).take(8).read_to_end(&mut head).map_err(io)?;
     if head.as_slice() == MAGIC {
+        let mut words = Vec::with_capacity(8);
+        (&mut file).take(8).read_to_end(&mut words).map_err(io)?;
+        let word =
+            |i: usize| u32::from_le_bytes([words[i], words[i + 1], words[i + 2], words[i + 3]]);
+        if words.len() == 8 && word(0) == WRAPPER_VERSION {
+            let flags = word(4);
+            if flags & !FLAG_ADDS_TO_CLASSIC != 0 {
+                return Err(LoadError::Ryuo(NetworkError::UnsupportedFlags(flags)));
+            }
+            let mut net = standard::StandardNetwork::load(file, WRAPPER_HEADER as u64)
+                .map_err(LoadError::Standard)?;
+            net.set_adds_to_classic(flags & FLAG_ADDS_TO_CLASSIC != 0);
+            return Ok(EvalNetwork::Standard(std::sync::Arc::new(net)));
+        }
         let net = Network::load(path).map_err(LoadError::Ryuo)?;
         Ok(EvalNetwork::Ryuo(std::sync::Arc::new(net)))
     } else if standard::StandardNetwork::is_standard_file(&head) {
-        use std::io::Seek;
-        file.rewind().map_err(io)?;
-        let net = standard::StandardNetwork::load(file).map_err(LoadError::Standard)?;
+        let net = standard::StandardNetwork::load(file, 0).map_err(LoadError::Standard)?;
         Ok(EvalNetwork::Standard(std::sync::Arc::new(net)))
     } else {
         Err(LoadError::UnknownFormat)

@@ -160,9 +160,10 @@ impl Evaluator {
             Evaluator::Classic => crate::eval::evaluate(pos),
             Evaluator::Material => crate::eval::material::evaluate(pos),
             Evaluator::Network(net) => crate::nnue::evaluate_from_scratch(net, pos),
-            Evaluator::Standard(net, fv_scale) => crate::nnue::standard::value(
+            Evaluator::Standard(net, fv_scale) => net.value(
                 crate::nnue::standard::evaluate_from_scratch(net, pos),
                 *fv_scale,
+                pos,
             ),
         }
     }

@@ -10,7 +10,7 @@ use super::timeman::PreviousMove;
 use super::tt::TranspositionTable;
 use super::*;
 use crate::mate::MateSolver;
-use crate::nnue::standard::{self, StandardAccumulators};
+use crate::nnue::standard::StandardAccumulators;
 use crate::nnue::{Accumulators, MAX_EVAL};
 use crate::position::Position;
 use crate::types::{Move, Value};
@@ -122,7 +122,8 @@ impl ThreadData {
             Evaluator::Network(net) => self.accumulators.evaluate(net, &self.pos),
             Evaluator::Standard(net, fv_scale) => {
                 let output = self.standard_accumulators.evaluate(net, &self.pos);
-                standard::value(output, *fv_scale).clamp(-MAX_EVAL, MAX_EVAL)
+                net.value(output, *fv_scale, &self.pos)
+                    .clamp(-MAX_EVAL, MAX_EVAL)
             }
         }
     }

@@ -140,12 +140,6 @@ fn target(cli: &Cli) -> Result<Target, String> {
             if cli.hidden.is_some() {
                 return Err(format!("--hidden: {} fixes the widths", cli.arch));
             }
-            if cli.residual {
-                return Err(
-                    "--residual: an nn.bin network cannot add to the hand-crafted evaluation"
-                        .into(),
-                );
-            }
             Ok(Target::HalfKp(a))
         }
         _ => Err(format!(
@@ -300,7 +294,10 @@ fn run_halfkp(cli: &Cli, arch: Arch, data: &Dataset, config: &TrainConfig) -> Re
         }
         None => halfkp::train::HalfKpState::new(arch, cli.seed),
     };
-    let out = cli.out.clone().unwrap_or_else(|| "nn.bin".into());
+    // A hybrid network needs the flag an nn.bin cannot hold: it is written
+    // wrapped in Ryuo's header (`ryuo::nnue`, format version 3).
+    let default_out = if cli.residual { "net.nnue" } else { "nn.bin" };
+    let out = cli.out.clone().unwrap_or_else(|| default_out.into());
     // Bias correction of the export (`halfkp::export`) on up to 4,096
     // training samples (the split's training part is in random order).
     let (val, train_idx) = split(data.len(), cli.val_fraction, cli.seed);
@@ -311,7 +308,10 @@ fn run_halfkp(cli: &Cli, arch: Arch, data: &Dataset, config: &TrainConfig) -> Re
     let qat = cli.qat_epochs;
     halfkp::train::train_with_progress(&mut state, data, config, qat, on_batch, |state, r| {
         progress.epoch(r);
-        let file = halfkp::export::export(&state.net, data, calibration).to_bytes();
+        let mut file = halfkp::export::export(&state.net, data, calibration).to_bytes();
+        if cli.residual {
+            file = ryuo::nnue::wrap_standard(&file, ryuo::nnue::FLAG_ADDS_TO_CLASSIC);
+        }
         let saved = std::fs::write(&out, file)
             .map_err(|e| format!("{}: {e}", out.display()))
             .and_then(|()| match &cli.checkpoint {

@@ -377,3 +377,67 @@ fn trains_on_the_committed_gensfen_sample() {
     let val: Vec<f64> = reports.iter().map(|r| r.val_loss.unwrap()).collect();
     assert!(val[2] < val[0], "validation loss {val:?}");
 }
+
+/// `--residual`: the network learns what the hand-crafted evaluation
+/// misses. Scored by the hand-crafted value plus 120 cp, the hybrid file
+/// (the `nn.bin` in Ryuo's wrapper, flagged) evaluates in the engine to
+/// about that, the network supplying the 120.
+#[test]
+fn a_hybrid_network_learns_the_correction_and_the_engine_adds_it() {
+    const SHIFT: i32 = 120;
+    let mut data = Dataset::with_encoding(Encoding::HalfKp);
+    let mut held_out = Vec::new();
+    let mut n = 0;
+    random_positions(5000, 21, |pos| {
+        let classic = ryuo::eval::evaluate(pos);
+        if classic.abs() > 1500 {
+            return;
+        }
+        n += 1;
+        if n % 10 == 0 {
+            held_out.push(pos.clone());
+        } else {
+            data.push_position(pos, (classic + SHIFT) as i16, 0);
+        }
+    });
+    let cfg = TrainConfig {
+        objective: Objective {
+            lambda: 1.0,
+            loss: Loss::Mse,
+            residual: true,
+        },
+        lr: 2e-3,
+        ..config(4, 2)
+    };
+    let (state, _) = run(&data, &cfg);
+    let (_, train_idx) = split(data.len(), 0.1, 11);
+    let nn_bin = export(&state.net, &data, &train_idx[..1000]).to_bytes();
+    let path = std::env::temp_dir().join(format!("ryuo-hybrid-{}.nnue", std::process::id()));
+    std::fs::write(
+        &path,
+        ryuo::nnue::wrap_standard(&nn_bin, ryuo::nnue::FLAG_ADDS_TO_CLASSIC),
+    )
+    .unwrap();
+    let loaded = ryuo::nnue::load(&path);
+    let _ = std::fs::remove_file(&path);
+    let evaluator = ryuo::search::Evaluator::of(&loaded.expect("a valid hybrid file"), 16);
+    let (mut network, mut whole) = (0.0, 0.0);
+    for pos in &held_out {
+        let classic = ryuo::eval::evaluate(pos);
+        let value = evaluator.value_from_scratch(pos);
+        network += f64::from(value - classic - SHIFT).abs();
+        whole += f64::from(value - classic).abs();
+    }
+    let k = held_out.len() as f64;
+    assert!(k > 100.0);
+    assert!(
+        network / k < 25.0,
+        "mean |value − (classic + {SHIFT})| {}",
+        network / k
+    );
+    assert!(
+        whole / k > 90.0,
+        "the network adds the shift: {}",
+        whole / k
+    );
+}

@@ -14,6 +14,7 @@
 //! the string is only shown to users, as YaneuraOu does.
 
 use super::arch::{padded, Arch};
+use crate::types::Value;
 use rand::{Rng, SeedableRng};
 use std::fmt;
 use std::io::Read;
@@ -46,6 +47,9 @@ pub struct StandardNetwork {
     /// Output: one row of `padded(l2)`.
     pub(crate) out_bias: i32,
     pub(crate) out_weights: Vec<i8>,
+    /// The value is a correction added to the hand-crafted evaluation
+    /// (a hybrid network, read from a Ryuo wrapper: `nnue::load`).
+    adds_to_classic: bool,
 }
 
 impl fmt::Debug for StandardNetwork {
@@ -249,13 +253,38 @@ impl StandardNetwork {
     }
 
     /// Reads a network from an open regular file (`nnue::load` checks
-    /// that it is one); any refusal leaves nothing allocated.
-    pub fn load(file: std::fs::File) -> Result<StandardNetwork, FileError> {
-        let len = file
-            .metadata()
-            .map_err(|e| FileError::Io(e.to_string()))?
-            .len();
-        StandardNetwork::read(std::io::BufReader::new(file), len)
+    /// that it is one), from byte `offset` on (past a Ryuo wrapper's
+    /// header); any refusal leaves nothing allocated.
+    pub fn load(mut file: std::fs::File, offset: u64) -> Result<StandardNetwork, FileError> {
+        use std::io::{Seek, SeekFrom};
+        let io = |e: std::io::Error| FileError::Io(e.to_string());
+        let len = file.metadata().map_err(io)?.len();
+        file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        StandardNetwork::read(std::io::BufReader::new(file), len.saturating_sub(offset))
+    }
+
+    /// Whether the value is added to the hand-crafted evaluation.
+    pub fn adds_to_classic(&self) -> bool {
+        self.adds_to_classic
+    }
+
+    /// Marks the network as a correction to the hand-crafted evaluation
+    /// (or not).
+    pub fn set_adds_to_classic(&mut self, on: bool) {
+        self.adds_to_classic = on;
+    }
+
+    /// The static value of `pos` from the network's `output` there: in
+    /// YaneuraOu's units (`output / fv_scale`), plus the hand-crafted
+    /// evaluation for a hybrid network.
+    #[inline]
+    pub fn value(&self, output: i32, fv_scale: i32, pos: &crate::position::Position) -> Value {
+        let v = super::value(output, fv_scale);
+        if self.adds_to_classic {
+            (v + crate::eval::evaluate(pos)).clamp(-super::MAX_VALUE, super::MAX_VALUE)
+        } else {
+            v
+        }
     }
 
     /// Reads a network from the bytes of a file.
@@ -347,6 +376,7 @@ impl StandardNetwork {
             l2_scrambled: Vec::new(),
             out_bias,
             out_weights,
+            adds_to_classic: false,
         }
         .in_kernel_order())
     }
@@ -422,6 +452,7 @@ impl StandardNetwork {
             l2_scrambled: Vec::new(),
             out_bias: out_bias[0],
             out_weights,
+            adds_to_classic: false,
         }
         .in_kernel_order()
     }

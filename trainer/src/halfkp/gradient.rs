@@ -231,7 +231,7 @@ pub fn accumulate_gradient(
     for &i in indices {
         let s = sample(data, i, &mut buf);
         let y = sc.forward(net, s.stm, s.other);
-        let (loss, slope) = obj.loss_and_slope(y, obj.target(&s));
+        let (loss, slope) = obj.loss_and_slope(obj.logit(y, &s), obj.target(&s));
         total += loss;
         let g = slope * scale;
         if g == 0.0 {
@@ -359,7 +359,7 @@ pub fn loss_sum(net: &HalfKpNet, obj: &Objective, data: &Dataset, indices: &[u32
         .map(|&i| {
             let s = sample(data, i, &mut buf);
             let y = sc.forward(net, s.stm, s.other);
-            obj.loss_and_slope(y, obj.target(&s)).0
+            obj.loss_and_slope(obj.logit(y, &s), obj.target(&s)).0
         })
         .sum()
 }

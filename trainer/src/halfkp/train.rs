@@ -297,10 +297,6 @@ pub fn train_with_progress(
     mut on_epoch: impl FnMut(&HalfKpState, &EpochReport),
 ) {
     assert_eq!(data.encoding(), Encoding::HalfKp, "not a HalfKP dataset");
-    assert!(
-        !config.objective.residual,
-        "a YaneuraOu network cannot be a correction to the hand-crafted evaluation"
-    );
     let threads = config.threads.max(1);
     let (val, mut train_idx) = split(data.len(), config.val_fraction, config.seed);
     if config.mirror {
