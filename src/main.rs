@@ -274,6 +274,18 @@ enum NnueCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Write a YaneuraOu-format network (an `nn.bin`, or one in Ryuo's
+    /// wrapper) packed: lossless, about a quarter of the size for a
+    /// trained HalfKP network (half that again if king-mirrored); the
+    /// engine loads it like the original (`EvalFile`).
+    Pack {
+        /// The network to pack.
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// The packed file to write.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Evaluation throughput: play each game of a file (`startpos moves
     /// …` or `sfen … moves …` a line) evaluating after every move, as
     /// YaneuraOu's `evalbench` (a local patch for measuring) does.
@@ -634,6 +646,38 @@ fn nnue(command: NnueCommand) -> Result<(), String> {
                 "{}: {arch}, seed {seed}, {} bytes",
                 out.display(),
                 bytes.len()
+            );
+        }
+        NnueCommand::Pack { input, out } => {
+            let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", input.display());
+            let ryuo::nnue::EvalNetwork::Standard(net) =
+                ryuo::nnue::load(&input).map_err(|e| fail(&e))?
+            else {
+                return Err(fail(&"not a YaneuraOu-format network"));
+            };
+            let mut flags = ryuo::nnue::FLAG_PACKED;
+            if net.adds_to_classic() {
+                flags |= ryuo::nnue::FLAG_ADDS_TO_CLASSIC;
+            }
+            let packed = ryuo::nnue::standard::pack::pack(&net);
+            let bytes = ryuo::nnue::wrap_standard(&packed, flags);
+            std::fs::write(&out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+            // Read back as the engine will.
+            let back = match ryuo::nnue::load(&out) {
+                Ok(ryuo::nnue::EvalNetwork::Standard(b)) => b,
+                Ok(_) => return Err(format!("{}: not read back as packed", out.display())),
+                Err(e) => return Err(format!("{}: {e}", out.display())),
+            };
+            if back.to_bytes() != net.to_bytes() || back.adds_to_classic() != net.adds_to_classic()
+            {
+                return Err(format!("{}: does not unpack to the input", out.display()));
+            }
+            println!(
+                "{}: {}, {} bytes packed from {} (checked: unpacks to the same network)",
+                out.display(),
+                net.arch().name(),
+                bytes.len(),
+                net.to_bytes().len()
             );
         }
         NnueCommand::Bench {

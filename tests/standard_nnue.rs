@@ -215,8 +215,15 @@ fn bad_network_files_are_refused_with_their_cause() {
         ),
         (dir.file("empty.bin", b""), "not a network file"),
         (
-            dir.file("flags.bin", &ryuo::nnue::wrap_standard(&good, 2)),
+            dir.file("flags.bin", &ryuo::nnue::wrap_standard(&good, 4)),
             "unsupported flags",
+        ),
+        (
+            dir.file(
+                "packed_damaged.bin",
+                &ryuo::nnue::wrap_standard(b"not deflate data", ryuo::nnue::FLAG_PACKED),
+            ),
+            "packed network",
         ),
         (
             dir.file(
@@ -257,6 +264,21 @@ fn a_wrapped_network_adds_the_hand_crafted_evaluation() {
     let plain_path = dir.file("plain.nnue", &ryuo::nnue::wrap_standard(&nn_bin, 0));
     let hybrid = ryuo::nnue::load(hybrid_path.as_ref()).expect("a valid wrapped file");
     let plain = ryuo::nnue::load(plain_path.as_ref()).expect("a valid wrapped file");
+    // Packed (`ryuo nnue pack`), the same network.
+    let ryuo::nnue::EvalNetwork::Standard(net) = &hybrid else {
+        panic!("a YaneuraOu-format network")
+    };
+    let packed = ryuo::nnue::standard::pack::pack(net);
+    let packed_path = dir.file(
+        "packed.nnue",
+        &ryuo::nnue::wrap_standard(&packed, flag | ryuo::nnue::FLAG_PACKED),
+    );
+    let unpacked = ryuo::nnue::load(packed_path.as_ref()).expect("a valid packed file");
+    let ryuo::nnue::EvalNetwork::Standard(unpacked) = &unpacked else {
+        panic!("a YaneuraOu-format network")
+    };
+    assert!(unpacked.adds_to_classic());
+    assert_eq!(unpacked.to_bytes(), nn_bin);
     assert!(hybrid
         .describe()
         .contains("added to the hand-crafted evaluation"));

@@ -45,8 +45,8 @@
 //! | --- | --- | --- |
 //! | 0 | 8 | magic `RYUONNUE` |
 //! | 8 | 4 | format version, `u32` = 3 |
-//! | 12 | 4 | flags, `u32`, as above |
-//! | 16 | … | the `nn.bin` file, unchanged |
+//! | 12 | 4 | flags, `u32`: bit 0 as above; bit 1 = packed |
+//! | 16 | … | the `nn.bin` file, unchanged, or packed (`standard::pack`) |
 
 pub mod features;
 
@@ -70,9 +70,15 @@ pub const MAX_HIDDEN: usize = 2048;
 pub const WRAPPER_VERSION: u32 = 3;
 /// Bytes before a wrapped network: magic, version, flags.
 pub const WRAPPER_HEADER: usize = 16;
+/// Wrapper flag: the network is packed (`standard::pack`).
+pub const FLAG_PACKED: u32 = 2;
+/// Largest packed file read (a packed network is smaller than its
+/// `nn.bin`, at most `standard::pack::MAX_UNPACKED`).
+const MAX_PACKED_FILE: u64 = standard::pack::MAX_UNPACKED;
 
-/// The file of the YaneuraOu-format network `nn_bin` wrapped with `flags`
-/// (see the module documentation).
+/// The file of the YaneuraOu-format network `nn_bin` (its bytes, or packed
+/// ones with `FLAG_PACKED`) wrapped with `flags` (see the module
+/// documentation).
 pub fn wrap_standard(nn_bin: &[u8], flags: u32) -> Vec<u8> {
     let mut out = Vec::with_capacity(WRAPPER_HEADER + nn_bin.len());
     out.extend_from_slice(MAGIC);
@@ -149,6 +155,8 @@ pub enum LoadError {
     Ryuo(NetworkError),
     /// A YaneuraOu network file, refused.
     Standard(standard::FileError),
+    /// A packed network that does not unpack.
+    Packed(standard::pack::PackError),
 }
 
 impl std::fmt::Display for LoadError {
@@ -163,6 +171,7 @@ impl std::fmt::Display for LoadError {
             ),
             LoadError::Ryuo(e) => write!(f, "{e}"),
             LoadError::Standard(e) => write!(f, "{e}"),
+            LoadError::Packed(e) => write!(f, "{e}"),
         }
     }
 }
@@ -189,11 +198,27 @@ pub fn load(path: &std::path::Path) -> Result<EvalNetwork, LoadError> {
             |i: usize| u32::from_le_bytes([words[i], words[i + 1], words[i + 2], words[i + 3]]);
         if words.len() == 8 && word(0) == WRAPPER_VERSION {
             let flags = word(4);
-            if flags & !FLAG_ADDS_TO_CLASSIC != 0 {
+            if flags & !(FLAG_ADDS_TO_CLASSIC | FLAG_PACKED) != 0 {
                 return Err(LoadError::Ryuo(NetworkError::UnsupportedFlags(flags)));
             }
-            let mut net = standard::StandardNetwork::load(file, WRAPPER_HEADER as u64)
-                .map_err(LoadError::Standard)?;
+            let mut net = if flags & FLAG_PACKED != 0 {
+                let len = file.metadata().map_err(io)?.len();
+                if len > MAX_PACKED_FILE {
+                    return Err(LoadError::Packed(standard::pack::PackError::Corrupt(
+                        "file too large",
+                    )));
+                }
+                let mut packed = Vec::new();
+                packed
+                    .try_reserve_exact(len as usize)
+                    .map_err(|_| LoadError::Packed(standard::pack::PackError::Memory))?;
+                file.read_to_end(&mut packed).map_err(io)?;
+                let nn_bin = standard::pack::unpack(&packed).map_err(LoadError::Packed)?;
+                standard::StandardNetwork::from_bytes(&nn_bin).map_err(LoadError::Standard)?
+            } else {
+                standard::StandardNetwork::load(file, WRAPPER_HEADER as u64)
+                    .map_err(LoadError::Standard)?
+            };
             net.set_adds_to_classic(flags & FLAG_ADDS_TO_CLASSIC != 0);
             return Ok(EvalNetwork::Standard(std::sync::Arc::new(net)));
         }

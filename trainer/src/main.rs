@@ -80,6 +80,11 @@ struct Cli {
     /// evaluation (a hybrid evaluation; the file is flagged so).
     #[arg(long)]
     residual: bool,
+    /// HalfKP architectures: read a perspective whose king is on USI files
+    /// 6–9 mirrored left to right, so that 45 king squares learn from
+    /// twice the positions each (the file still has all 81).
+    #[arg(long)]
+    king_mirror: bool,
     /// HalfKP architectures: train the last this many epochs
     /// quantisation-aware (the forward pass uses the file's rounded
     /// weights); 0: plain float throughout, rounded only at export.
@@ -127,6 +132,9 @@ fn target(cli: &Cli) -> Result<Target, String> {
         let hidden = cli.hidden.unwrap_or(256);
         if hidden == 0 || !hidden.is_multiple_of(16) || hidden > ryuo::nnue::MAX_HIDDEN {
             return Err("--hidden must be a multiple of 16 between 16 and 2048".into());
+        }
+        if cli.king_mirror {
+            return Err("--king-mirror: Ryuo's network has no king squares".into());
         }
         return Ok(Target::Ryuo(hidden));
     }
@@ -289,10 +297,20 @@ fn run_halfkp(cli: &Cli, arch: Arch, data: &Dataset, config: &TrainConfig) -> Re
             if s.net.arch != arch {
                 return Err(format!("checkpoint is of --arch {}", s.net.arch.name()));
             }
+            if s.net.king_mirror != cli.king_mirror {
+                return Err(format!(
+                    "checkpoint is {}king-mirrored: --king-mirror must match",
+                    if s.net.king_mirror { "" } else { "not " }
+                ));
+            }
             eprintln!("resumed {} after epoch {}", p.display(), s.epoch);
             s
         }
-        None => halfkp::train::HalfKpState::new(arch, cli.seed),
+        None => {
+            let mut s = halfkp::train::HalfKpState::new(arch, cli.seed);
+            s.net.king_mirror = cli.king_mirror;
+            s
+        }
     };
     // A hybrid network needs the flag an nn.bin cannot hold: it is written
     // wrapped in Ryuo's header (`ryuo::nnue`, format version 3).

@@ -441,3 +441,52 @@ fn a_hybrid_network_learns_the_correction_and_the_engine_adds_it() {
         whole / k
     );
 }
+
+/// `--king-mirror`: only the rows of kings on USI files 1–5 learn; the
+/// file writes the mirrored rows for files 6–9, so that the engine's
+/// value of a position and of its mirror image are the same (kings off
+/// the centre file, whose perspectives are read as they are), and the
+/// file still tracks the float network.
+#[test]
+fn a_king_mirrored_network_learns_45_king_squares_and_exports_all_81() {
+    use ryuo_train::halfkp::features::king_is_mirrored;
+    let data = data(4000, 4);
+    let mut state = HalfKpState::new(arch(), 11);
+    state.net.king_mirror = true;
+    train(&mut state, &data, &config(2, 2), 1, |_, _| {});
+    let net = &state.net;
+    let h = arch().half;
+    let (mut learnt, mut mirrored_rows_touched) = (0, 0);
+    for (r, row) in net.table.chunks_exact(h).enumerate() {
+        let touched = row.iter().any(|&w| w != 0.0);
+        if king_is_mirrored((r / FE_END) as u16) {
+            mirrored_rows_touched += touched as usize;
+        } else {
+            learnt += touched as usize;
+        }
+    }
+    assert_eq!(mirrored_rows_touched, 0);
+    assert!(learnt > 1000, "{learnt} rows learnt");
+
+    let (val, train_idx) = split(data.len(), 0.1, 11);
+    let engine = export(net, &data, &train_idx[..1000]).to_engine();
+    let mut symmetric = 0;
+    for pos in test_positions(600) {
+        let off_centre = ryuo::types::Color::ALL
+            .iter()
+            .all(|&c| pos.king_square(c).is_some_and(|k| k.file() != 4));
+        if off_centre {
+            let mirror = pos.mirrored();
+            assert_eq!(
+                evaluate_from_scratch(&engine, &pos),
+                evaluate_from_scratch(&engine, &mirror),
+                "{}",
+                pos.to_sfen()
+            );
+            symmetric += 1;
+        }
+    }
+    assert!(symmetric > 100, "{symmetric} positions compared");
+    let (gap, _) = quantisation_gap(net, &engine, &data, &val);
+    assert!(gap < 4.0, "mean |engine − float| {gap} cp");
+}

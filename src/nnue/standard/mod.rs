@@ -10,6 +10,7 @@
 //! - `features.rs`: HalfKP and K+P features of a Ryuo position;
 //! - `accumulator.rs`: incremental accumulators with a refresh cache;
 //! - `layers.rs`: the dense layers;
+//! - `pack.rs`: a compact lossless form of a file, for git and the binary;
 //! - `simd.rs`: the first hidden layer in AVX2 (its `unsafe` is the
 //!   crate's only use outside `hints`).
 //!
@@ -21,6 +22,7 @@ pub mod arch;
 pub mod features;
 mod file;
 mod layers;
+pub mod pack;
 mod simd;
 
 pub use accumulator::{evaluate_from_scratch, StandardAccumulators};

@@ -5,7 +5,8 @@
 //! a second.
 //!
 //! Format (little endian): magic `RYUOHKP1`, `u32` length and bytes of the
-//! architecture name, `u32` flags (bit 0: quantisation-aware), `u32` epochs
+//! architecture name, `u32` flags (bit 0: quantisation-aware, bit 1:
+//! king-mirrored), `u32` epochs
 //! done, `u64` Adam steps, `u64` table and
 //! `u64` dense parameter counts, then as `f32`: table, its first and
 //! second moments, dense parameters, their first and second moments.
@@ -53,7 +54,7 @@ pub fn save(state: &HalfKpState, path: &Path) -> Result<(), String> {
         w.write_all(&(name.len() as u32).to_le_bytes())
             .map_err(err)?;
         w.write_all(name).map_err(err)?;
-        let flags = u32::from(state.net.quantisation_aware);
+        let flags = u32::from(state.net.quantisation_aware) | u32::from(state.net.king_mirror) << 1;
         w.write_all(&flags.to_le_bytes()).map_err(err)?;
         w.write_all(&(state.epoch as u32).to_le_bytes())
             .map_err(err)?;
@@ -106,6 +107,7 @@ pub fn load(path: &Path) -> Result<HalfKpState, String> {
     let dense_len = u64::from_le_bytes(head[24..32].try_into().unwrap()) as usize;
     let mut state = HalfKpState::new(arch, 0);
     state.net.quantisation_aware = flags & 1 != 0;
+    state.net.king_mirror = flags & 2 != 0;
     if state.net.table.len() != table_len || state.net.dense.len() != dense_len {
         return Err(bad("parameter counts do not match the architecture"));
     }

@@ -41,7 +41,7 @@
 //! rounded weights; there the fit changes little (1.84 → 1.78 cp).
 
 use crate::dataset::Dataset;
-use crate::halfkp::features::feature_index;
+use crate::halfkp::features::{feature_index, king_is_mirrored, mirror_entry};
 use crate::halfkp::gradient::Scratch;
 use crate::halfkp::network::{
     ft_integer, quantise, HalfKpNet, ACTIVATION_SCALE, FT_QUANT_LIMIT, FV_SCALE,
@@ -239,8 +239,18 @@ impl QuantisedNet {
         let lim = FT_QUANT_LIMIT as f32;
         let ft = |x: f32| ft_integer(x).clamp(-lim, lim) as i16;
         let mut ft_weights = Vec::with_capacity(net.table.len());
-        for (r, row) in net.table.chunks_exact(h).enumerate() {
-            let factor = net.factor_row(r % FE_END);
+        for r in 0..net.table.len() / h {
+            // A king-mirrored network's row for a king on files 6–9 is the
+            // mirrored feature's.
+            let (king, bp) = ((r / FE_END) as u16, (r % FE_END) as u16);
+            let (king, bp) = if net.king_mirror && king_is_mirrored(king) {
+                (mirror_entry(king, true), mirror_entry(bp, false))
+            } else {
+                (king, bp)
+            };
+            let w = feature_index(king, bp) * h;
+            let factor = net.factor_row(bp as usize);
+            let row = &net.table[w..w + h];
             ft_weights.extend(row.iter().zip(factor).map(|(w, p)| ft(w + p)));
         }
         let hidden_bias_scale = ACTIVATION_SCALE * HIDDEN_WEIGHT_SCALE;

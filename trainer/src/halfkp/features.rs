@@ -56,6 +56,28 @@ pub fn mirror_entry(e: u16, is_king: bool) -> u16 {
     }
 }
 
+/// Whether a king on square `king` is on the board's mirrored half (USI
+/// files 6–9) for a king-mirrored network (`--king-mirror`), which reads
+/// such a perspective mirrored, so that it has 45 king squares, not 81.
+#[inline(always)]
+pub fn king_is_mirrored(king: u16) -> bool {
+    Square::from_index(king as usize).file() > 4
+}
+
+/// One perspective's entries as a king-mirrored network reads them: as
+/// they are with the king on files 1–5, mirrored left to right (into
+/// `buf`) with it on files 6–9.
+#[inline]
+pub fn canonical<'a>(entries: &'a [u16], buf: &'a mut [u16; ENTRIES]) -> &'a [u16] {
+    if !king_is_mirrored(entries[0]) {
+        return entries;
+    }
+    for (i, (b, &e)) in buf.iter_mut().zip(entries).enumerate() {
+        *b = mirror_entry(e, i == 0);
+    }
+    &buf[..entries.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +108,32 @@ mod tests {
             m[1..].sort_unstable();
             expected[1..].sort_unstable();
             assert_eq!(m, expected);
+        }
+    }
+
+    #[test]
+    fn canonical_entries_mirror_only_kings_on_files_6_to_9() {
+        let mut pos = Position::startpos();
+        crate::selfplay::random_positions(60, 5, |p| pos = p.clone());
+        let mirrored = pos.mirrored();
+        let mut buf = [0u16; ENTRIES];
+        let mut other = [0u16; ENTRIES];
+        for p in Color::ALL {
+            let (a, b) = (halfkp_features(&pos, p), halfkp_features(&mirrored, p));
+            let king = Square::from_index(a[0] as usize);
+            let ca = canonical(&a, &mut buf).to_vec();
+            let cb = canonical(&b, &mut other).to_vec();
+            if king.file() <= 4 {
+                assert_eq!(ca, a.to_vec());
+            }
+            assert!(!king_is_mirrored(ca[0]) && !king_is_mirrored(cb[0]));
+            if king.file() != 4 {
+                // Off the centre file, a position and its mirror read alike.
+                let (mut ca, mut cb) = (ca, cb);
+                ca[1..].sort_unstable();
+                cb[1..].sort_unstable();
+                assert_eq!(ca, cb);
+            }
         }
     }
 }

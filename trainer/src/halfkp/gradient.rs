@@ -12,7 +12,7 @@
 
 use crate::dataset::{Dataset, Sample};
 use crate::gradient::{Objective, MIRROR};
-use crate::halfkp::features::{feature_index, mirror_entry, ENTRIES};
+use crate::halfkp::features::{canonical, feature_index, mirror_entry, ENTRIES};
 use crate::halfkp::network::{DenseLayout, HalfKpNet};
 use ryuo::nnue::standard::{Arch, FE_END};
 
@@ -297,6 +297,12 @@ pub fn accumulate_gradient(
             if delta.iter().all(|&v| v == 0.0) {
                 continue;
             }
+            let mut buf = [0u16; ENTRIES];
+            let entries = if net.king_mirror {
+                canonical(entries, &mut buf)
+            } else {
+                entries
+            };
             for &bp in &entries[1..] {
                 let row = table.row_mut(feature_index(entries[0], bp));
                 for (r, dv) in row.iter_mut().zip(delta) {

@@ -58,7 +58,7 @@
 //! * Output weights within ±127·127/9600 ≈ 1.68 (`i8` at scale 9600/127).
 //! * Biases are `i32` in the file: no bound is needed.
 
-use crate::halfkp::features::{feature_index, halfkp_features};
+use crate::halfkp::features::{canonical, feature_index, halfkp_features, ENTRIES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use ryuo::nnue::standard::features::PIECES;
@@ -210,6 +210,11 @@ pub struct HalfKpNet {
     pub arch: Arch,
     /// `W`: a row of `half` per feature `king · FE_END + bona_piece`.
     pub table: Vec<f32>,
+    /// King-mirrored (`--king-mirror`): a perspective whose king is on
+    /// USI files 6–9 is read mirrored left to right (`features::canonical`),
+    /// so only the rows of kings on files 1–5 learn, each from twice the
+    /// positions; the export writes the mirrored rows for the other files.
+    pub king_mirror: bool,
     /// Everything else, laid out as `DenseLayout`.
     pub dense: Vec<f32>,
     /// Quantisation-aware: the forward pass uses the weights as the file
@@ -271,6 +276,7 @@ impl HalfKpNet {
         HalfKpNet {
             arch,
             table: zeroed_table(arch.features.dimensions() * arch.half),
+            king_mirror: false,
             dense,
             quantisation_aware: false,
             rounded: Vec::new(),
@@ -335,6 +341,12 @@ impl HalfKpNet {
     /// adding tiles of 32 units over all rows, as Ryuo's own network does:
     /// here the rows come from memory more than from the caches).
     pub fn accumulate(&self, entries: &[u16], acc: &mut [f32]) {
+        let mut buf = [0u16; ENTRIES];
+        let entries = if self.king_mirror {
+            canonical(entries, &mut buf)
+        } else {
+            entries
+        };
         let h = self.arch.half;
         let (king, pieces) = (entries[0], &entries[1..]);
         let l = self.layout();
