@@ -77,7 +77,7 @@ impl EvalArgs {
         let (format, divisor) = match &net {
             ryuo::nnue::EvalNetwork::Ryuo(_) => ("ryuo", None),
             ryuo::nnue::EvalNetwork::Standard(n) if n.adds_to_classic() => {
-                ("ryuo-wrapped-yaneuraou", Some(fv_scale))
+                ("yaneuraou-hybrid", Some(fv_scale))
             }
             ryuo::nnue::EvalNetwork::Standard(_) => ("yaneuraou", Some(fv_scale)),
         };

@@ -98,7 +98,8 @@ pub enum EvalInfo {
         path: String,
         /// FNV-1a 64 of its bytes.
         hash: String,
-        /// `ryuo` (RYUONNUE) or `yaneuraou` (nn.bin).
+        /// `ryuo` (RYUONNUE), `yaneuraou` (nn.bin, also wrapped or packed)
+        /// or `yaneuraou-hybrid` (one added to the hand-crafted evaluation).
         format: String,
         /// A YaneuraOu network's output divisor.
         #[serde(default, skip_serializing_if = "Option::is_none")]

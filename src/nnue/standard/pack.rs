@@ -199,6 +199,9 @@ pub fn unpack(packed: &[u8]) -> Result<Vec<u8>, PackError> {
     }
     let len = len as usize;
     let flags = c.u32()?;
+    if flags & !(TRANSFORMED | MIRRORED) != 0 {
+        return Err(PackError::Corrupt("unknown flags"));
+    }
     let prefix_len = c.u32()? as usize;
     if flags & TRANSFORMED == 0 {
         let out = c.take(len)?.to_vec();
