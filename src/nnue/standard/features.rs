@@ -29,11 +29,15 @@ pub type Active = ArrayVec<u32, MAX_ACTIVE>;
 /// Features added and removed by one move in one perspective.
 pub type Changed = ArrayVec<u32, 2>;
 
+/// First BonaPiece of a board square (the friend's pawns); those below
+/// are hand slots, and 0 (an absent piece).
+pub const FIRST_BOARD_PIECE: u32 = 90;
+
 /// First BonaPiece of each board kind, friend's then enemy's block, by
 /// `PieceType::index()` (promoted small pieces count as golds).
 const BOARD_BASE: [(u32, u32); PieceType::NUM] = {
     const fn block(i: u32) -> (u32, u32) {
-        const PAWN: u32 = 90;
+        const PAWN: u32 = FIRST_BOARD_PIECE;
         (PAWN + 162 * i, PAWN + 162 * i + 81)
     }
     let mut t = [(0, 0); PieceType::NUM];
@@ -83,6 +87,24 @@ fn pick((friend, enemy): (u32, u32), perspective: Color, owner: Color) -> u32 {
     } else {
         enemy
     }
+}
+
+/// BonaPiece `bp` with the board mirrored left to right: a board piece
+/// moves to the mirrored file, hand slots and 0 stay.
+#[inline]
+pub fn mirror_bona_piece(bp: u32) -> u32 {
+    if bp < FIRST_BOARD_PIECE {
+        return bp;
+    }
+    let sq = (bp - FIRST_BOARD_PIECE) % Square::NUM as u32;
+    bp - sq + Square::from_index(sq as usize).mirror().index() as u32
+}
+
+/// Whether `sq` is on USI files 6–9, the half a king-mirrored network
+/// (`ryuo-train --king-mirror`) reads mirrored.
+#[inline(always)]
+pub fn on_mirrored_half(sq: Square) -> bool {
+    sq.file() > 4
 }
 
 /// The BonaPiece of non-king `piece` on `sq`, seen from `perspective`.

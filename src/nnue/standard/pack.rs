@@ -28,6 +28,7 @@
 //! the rest of the `nn.bin`.
 
 use super::arch::{Arch, FeatureSet, FE_END};
+use super::features::{mirror_bona_piece, on_mirrored_half};
 use super::file::StandardNetwork;
 use crate::types::Square;
 
@@ -65,24 +66,15 @@ impl std::fmt::Display for PackError {
 }
 
 /// The row (king square, BonaPiece) that the row of BonaPiece `bp` with the
-/// king on `king` mirrors (left to right): BonaPieces of board squares move
-/// to the mirrored file, hand pieces stay.
+/// king on `king` mirrors (left to right).
 fn mirrored_row(king: usize, bp: usize) -> usize {
-    let mirror = |sq: usize| Square::from_index(sq).mirror().index();
-    /// First BonaPiece of a board square (those below are hand slots).
-    const FIRST_BOARD_PIECE: usize = 90;
-    let bp = if bp < FIRST_BOARD_PIECE {
-        bp
-    } else {
-        let sq = (bp - FIRST_BOARD_PIECE) % Square::NUM;
-        bp - sq + mirror(sq)
-    };
-    mirror(king) * FE_END + bp
+    let king = Square::from_index(king).mirror().index();
+    king * FE_END + mirror_bona_piece(bp as u32) as usize
 }
 
 /// Whether a king square is on USI files 6–9.
 fn mirrored_king(king: usize) -> bool {
-    Square::from_index(king).file() > 4
+    on_mirrored_half(Square::from_index(king))
 }
 
 /// Packs the `nn.bin` bytes of `net`.

@@ -9,16 +9,13 @@
 //! keeps a sample as compact as Ryuo's own (`crate::dataset`), and is what
 //! the factoriser needs anyway: it reads the BonaPiece alone.
 
-use ryuo::nnue::standard::features::{Layout, PIECES};
+use ryuo::nnue::standard::features::{mirror_bona_piece, on_mirrored_half, Layout, PIECES};
 use ryuo::nnue::standard::{FeatureSet, FE_END};
 use ryuo::position::Position;
 use ryuo::types::{Color, Square};
 
 /// `u16` entries per perspective: the king square and the 38 BonaPieces.
 pub const ENTRIES: usize = 1 + PIECES;
-
-/// First BonaPiece of a board square (those below are hand slots, and 0).
-const FIRST_BOARD_PIECE: u16 = 90;
 
 /// One perspective of `pos` in the trainer's HalfKP form.
 pub fn halfkp_features(pos: &Position, perspective: Color) -> [u16; ENTRIES] {
@@ -45,14 +42,10 @@ pub fn feature_index(king: u16, bp: u16) -> usize {
 /// and BonaPiece 0 stay. Entry 0 of a perspective is a square, the others
 /// BonaPieces (`is_king`).
 pub fn mirror_entry(e: u16, is_king: bool) -> u16 {
-    let mirror = |sq: u16| Square::from_index(sq as usize).mirror().index() as u16;
     if is_king {
-        mirror(e)
-    } else if e < FIRST_BOARD_PIECE {
-        e
+        Square::from_index(e as usize).mirror().index() as u16
     } else {
-        let sq = (e - FIRST_BOARD_PIECE) % Square::NUM as u16;
-        e - sq + mirror(sq)
+        mirror_bona_piece(u32::from(e)) as u16
     }
 }
 
@@ -61,7 +54,7 @@ pub fn mirror_entry(e: u16, is_king: bool) -> u16 {
 /// such a perspective mirrored, so that it has 45 king squares, not 81.
 #[inline(always)]
 pub fn king_is_mirrored(king: u16) -> bool {
-    Square::from_index(king as usize).file() > 4
+    on_mirrored_half(Square::from_index(king as usize))
 }
 
 /// One perspective's entries as a king-mirrored network reads them: as
