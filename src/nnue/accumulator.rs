@@ -9,8 +9,14 @@
 //! it recomputes from scratch. Because validity is checked by key, nothing
 //! needs to hook `do_move`/`undo_move`, and a stale entry can never be used
 //! for a position it does not belong to (barring a 64-bit key collision).
+//!
+//! With king buckets (`features::InputFeatures::KingBuckets`) a king move
+//! that changes its bucket changes every row of its side's perspective:
+//! that perspective is then recomputed from the position, which is only
+//! at hand for the last move, so such a move is replayed only as the last
+//! one and never taken back (the walks below stop at it).
 
-use super::features::{active_features, board_feature, hand_feature};
+use super::features::{board_feature, hand_feature, king_bucket, InputFeatures, NUM_FEATURES};
 use super::kernels::{add_row, sub_row, update_1_1, update_2_2};
 use super::network::Network;
 use super::{EVAL_SCALE, QA, QB};
@@ -87,15 +93,31 @@ impl Accumulators {
         self.bind(net);
         let n = pos.state_count() - 1;
         if !self.is_valid(pos, n) {
+            let set = net.features();
+            // The buckets of every state replayed from or taken back to:
+            // the position's, or for the side whose king the last move
+            // took to another bucket (that side is refreshed), the
+            // bucket it came from.
+            let mut offsets = [set.offset(pos, Color::Black), set.offset(pos, Color::White)];
+            if n > 0 && changes_bucket(set, pos, n) {
+                let change = pos.state_change(n);
+                let mover = change.moved.color();
+                offsets[mover.index()] = king_bucket(mover, Some(change.mv.from())) * NUM_FEATURES;
+            }
             let lowest = n.saturating_sub(MAX_REPLAY);
-            match (lowest..n).rev().find(|&j| self.is_valid(pos, j)) {
-                Some(base) => (base + 1..=n).for_each(|i| self.replay(net, pos, i)),
+            let base = (lowest..n)
+                .rev()
+                .take_while(|&j| j + 1 == n || !changes_bucket(set, pos, j + 1))
+                .find(|&j| self.is_valid(pos, j));
+            match base {
+                Some(base) => (base + 1..=n).for_each(|i| self.replay(net, pos, i, offsets)),
                 None => {
                     self.refresh(net, pos, n);
                     let lowest = n.saturating_sub(REFRESH_ANCESTORS);
                     (lowest + 1..=n)
                         .rev()
-                        .for_each(|i| self.unreplay(net, pos, i));
+                        .take_while(|&i| !changes_bucket(set, pos, i))
+                        .for_each(|i| self.unreplay(net, pos, i, offsets));
                 }
             }
         }
@@ -113,46 +135,68 @@ impl Accumulators {
         start..start + self.hidden
     }
 
-    /// Computes the accumulators of history state `i` from its features.
+    /// Computes the accumulators of history state `i` (the position's
+    /// own) from its features.
     fn refresh(&mut self, net: &Network, pos: &Position, i: usize) {
         let slot = i % RING;
         for p in Color::ALL {
-            let range = self.range(slot, p);
-            let acc = &mut self.values[range];
-            acc.copy_from_slice(&net.ft_bias);
-            for f in active_features(pos, p) {
-                add_row(acc, net.row(f as usize));
-            }
+            self.refresh_perspective(net, pos, slot, p);
         }
         self.keys[slot] = pos.state_key(i);
         self.valid[slot] = true;
     }
 
+    /// Computes `p`'s accumulator of the position in `slot`.
+    fn refresh_perspective(&mut self, net: &Network, pos: &Position, slot: usize, p: Color) {
+        let range = self.range(slot, p);
+        let acc = &mut self.values[range];
+        acc.copy_from_slice(&net.ft_bias);
+        for f in net.features().active(pos, p) {
+            add_row(acc, net.row(f as usize));
+        }
+    }
+
     /// Computes state `i`'s accumulators from state `i - 1`'s (valid) and
-    /// the move between them, in one pass per perspective.
-    fn replay(&mut self, net: &Network, pos: &Position, i: usize) {
-        self.transfer(net, pos, i, false);
+    /// the move between them, in one pass per perspective. `offsets` are
+    /// each perspective's first row (its king's bucket).
+    fn replay(&mut self, net: &Network, pos: &Position, i: usize, offsets: [usize; 2]) {
+        self.transfer(net, pos, i, false, offsets);
     }
 
     /// Computes state `i - 1`'s accumulators from state `i`'s (valid) by
     /// undoing the move between them: the same rows with the roles of added
     /// and removed swapped, exact in wrapping arithmetic.
-    fn unreplay(&mut self, net: &Network, pos: &Position, i: usize) {
-        self.transfer(net, pos, i, true);
+    fn unreplay(&mut self, net: &Network, pos: &Position, i: usize, offsets: [usize; 2]) {
+        self.transfer(net, pos, i, true, offsets);
     }
 
     /// The move into state `i`, applied forward (`i - 1` → `i`) or
-    /// backward (`i` → `i - 1`).
-    fn transfer(&mut self, net: &Network, pos: &Position, i: usize, backward: bool) {
+    /// backward (`i` → `i - 1`). A forward king move that changes its
+    /// bucket (only ever the position's last move) refreshes its side.
+    fn transfer(
+        &mut self,
+        net: &Network,
+        pos: &Position,
+        i: usize,
+        backward: bool,
+        offsets: [usize; 2],
+    ) {
         let change = pos.state_change(i);
         let (src, dst) = if backward {
             (i % RING, (i - 1) % RING)
         } else {
             ((i - 1) % RING, i % RING)
         };
+        let rebucketed = (change.mv.is_some() && moves_bucket(net.features(), &change))
+            .then(|| change.moved.color());
         for p in Color::ALL {
+            if rebucketed == Some(p) {
+                debug_assert!(!backward && i == pos.state_count() - 1);
+                self.refresh_perspective(net, pos, dst, p);
+                continue;
+            }
             let (added, removed) = if change.mv.is_some() {
-                let (added, removed) = changed_features(p, &change);
+                let (added, removed) = changed_features(p, &change, offsets[p.index()]);
                 if backward {
                     (removed, added)
                 } else {
@@ -217,8 +261,38 @@ fn finish(net: &Network, pos: &Position, output: Value) -> Value {
     }
 }
 
-/// The features a move adds and removes, seen from `p`.
-fn changed_features(p: Color, change: &crate::position::StateChange) -> (Rows, Rows) {
+/// Whether the move into state `i` moved a king to another bucket.
+fn changes_bucket(set: InputFeatures, pos: &Position, i: usize) -> bool {
+    set != InputFeatures::PieceSquare && {
+        let change = pos.state_change(i);
+        change.mv.is_some() && moves_bucket(set, &change)
+    }
+}
+
+/// Whether `change` (a move, not a null move) takes a king to another
+/// bucket.
+#[inline(always)]
+fn moves_bucket(set: InputFeatures, change: &crate::position::StateChange) -> bool {
+    change.moved.kind() == PieceType::King
+        && !change.mv.is_drop()
+        && set.king_move_changes_bucket(change.moved.color(), change.mv.from(), change.mv.to())
+}
+
+/// The features a move adds and removes, seen from `p`, whose rows start
+/// at `offset`.
+fn changed_features(
+    p: Color,
+    change: &crate::position::StateChange,
+    offset: usize,
+) -> (Rows, Rows) {
+    let (mut added, mut removed) = changed_piece_square(p, change);
+    added.iter_mut().for_each(|f| *f += offset);
+    removed.iter_mut().for_each(|f| *f += offset);
+    (added, removed)
+}
+
+/// The piece-square features a move adds and removes, seen from `p`.
+fn changed_piece_square(p: Color, change: &crate::position::StateChange) -> (Rows, Rows) {
     let mut added = Rows::new();
     let mut removed = Rows::new();
     let mover = change.moved.color();

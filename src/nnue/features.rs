@@ -16,6 +16,15 @@
 //!
 //! With all 40 pieces present a position has exactly 40 active features
 //! per perspective (each piece is either on the board or in a hand slot).
+//!
+//! # King buckets (feature set 2)
+//! The same features, once per region of the perspective's own king
+//! ([`king_bucket`]: 3 file groups × back rank, second rank, elsewhere):
+//! feature `f` of a perspective whose king is in bucket `b` is
+//! `b · NUM_FEATURES + f`. The network then values a piece by where its
+//! own king stands (a castle's gold next to the king, an attacker near
+//! it) at nine times the rows, not HalfKP's 81; a king move that changes
+//! its bucket recomputes that perspective from scratch.
 
 use crate::position::Position;
 use crate::types::{Color, Piece, PieceType, Square};
@@ -52,6 +61,116 @@ const HAND_OFFSET: [usize; PieceType::NUM] = {
 
 /// The list of active features of one perspective.
 pub type ActiveFeatures = ArrayVec<u16, MAX_ACTIVE>;
+
+/// Regions of the own king in the king-bucketed feature set.
+pub const KING_BUCKETS: usize = 9;
+
+/// The input feature sets a Ryuo network file may declare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFeatures {
+    /// Set 1: piece-square and hand slots (`NUM_FEATURES` rows).
+    PieceSquare,
+    /// Set 2: the same per own-king bucket (`KING_BUCKETS · NUM_FEATURES`
+    /// rows).
+    KingBuckets,
+}
+
+impl InputFeatures {
+    /// The identifier in the file header.
+    pub const fn id(self) -> u32 {
+        match self {
+            InputFeatures::PieceSquare => 1,
+            InputFeatures::KingBuckets => 2,
+        }
+    }
+
+    /// The set a header identifier names, if this build computes it.
+    pub const fn from_id(id: u32) -> Option<InputFeatures> {
+        match id {
+            1 => Some(InputFeatures::PieceSquare),
+            2 => Some(InputFeatures::KingBuckets),
+            _ => None,
+        }
+    }
+
+    /// Number of rows of feature weights.
+    pub const fn rows(self) -> usize {
+        match self {
+            InputFeatures::PieceSquare => NUM_FEATURES,
+            InputFeatures::KingBuckets => KING_BUCKETS * NUM_FEATURES,
+        }
+    }
+
+    /// The first row of `perspective`'s features in `pos`: its king's
+    /// bucket times `NUM_FEATURES` (0 without buckets).
+    #[inline(always)]
+    pub fn offset(self, pos: &Position, perspective: Color) -> usize {
+        match self {
+            InputFeatures::PieceSquare => 0,
+            InputFeatures::KingBuckets => {
+                king_bucket(perspective, pos.king_square(perspective)) * NUM_FEATURES
+            }
+        }
+    }
+
+    /// Whether a move of `color`'s king from `from` to `to` changes the
+    /// rows of `color`'s perspective (never without buckets).
+    #[inline(always)]
+    pub fn king_move_changes_bucket(self, color: Color, from: Square, to: Square) -> bool {
+        self == InputFeatures::KingBuckets
+            && king_bucket(color, Some(from)) != king_bucket(color, Some(to))
+    }
+
+    /// Every active feature of `pos` from `perspective`, as `active_features`
+    /// lists them, moved to the perspective's bucket.
+    pub fn active(self, pos: &Position, perspective: Color) -> ActiveFeatures {
+        let mut features = active_features(pos, perspective);
+        let offset = self.offset(pos, perspective);
+        if offset != 0 {
+            features.iter_mut().for_each(|f| *f += offset as u16);
+        }
+        features
+    }
+
+    /// The feature that `f` (a row of this set) becomes when the board is
+    /// mirrored left to right: the bucket mirrors with the king.
+    pub fn mirror(self, f: usize) -> usize {
+        let (bucket, f) = (f / NUM_FEATURES, f % NUM_FEATURES);
+        let bucket = match self {
+            InputFeatures::PieceSquare => bucket,
+            InputFeatures::KingBuckets => mirror_bucket(bucket),
+        };
+        bucket * NUM_FEATURES + mirror_feature(f)
+    }
+}
+
+/// The bucket of `perspective`'s king on `king`, seen from that side:
+/// file group (USI files 1–3, 4–6, 7–9 as Black sees them) plus 3 × rank
+/// group (own back rank, the rank before it, anywhere else). Castles sit
+/// on the first two ranks of one wing; a king that walks out is in the
+/// third group. A position without that king uses the home square's.
+#[inline(always)]
+pub fn king_bucket(perspective: Color, king: Option<Square>) -> usize {
+    let Some(sq) = king else {
+        return 1;
+    };
+    let sq = match perspective {
+        Color::Black => sq,
+        Color::White => sq.rotate(),
+    };
+    let file_group = sq.file() as usize / 3;
+    let rank_group = match sq.rank() {
+        8 => 0,
+        7 => 1,
+        _ => 2,
+    };
+    rank_group * 3 + file_group
+}
+
+/// The bucket of the mirror image of a king in `bucket`.
+pub const fn mirror_bucket(bucket: usize) -> usize {
+    bucket - bucket % 3 + (2 - bucket % 3)
+}
 
 /// 0 for pieces of `perspective`, 1 for the opponent's.
 #[inline(always)]
@@ -120,6 +239,31 @@ mod tests {
         assert_eq!(total as usize, HAND_SLOTS);
         let last = hand_feature(Color::White, Color::Black, PieceType::Rook, 1);
         assert_eq!(last, NUM_FEATURES - 1);
+    }
+
+    #[test]
+    fn king_buckets_cover_the_board_and_mirror() {
+        let mut seen = [false; KING_BUCKETS];
+        for i in 0..Square::NUM {
+            let sq = Square::from_index(i);
+            for c in Color::ALL {
+                let b = king_bucket(c, Some(sq));
+                seen[b] = true;
+                assert_eq!(mirror_bucket(b), king_bucket(c, Some(sq.mirror())));
+            }
+            // White's king on a square is Black's on the rotated one.
+            assert_eq!(
+                king_bucket(Color::White, Some(sq)),
+                king_bucket(Color::Black, Some(sq.rotate()))
+            );
+        }
+        assert!(seen.iter().all(|&s| s));
+        // Black's king at home (5i) is in the middle group of the back rank.
+        let home = Square::from_file_rank(4, 8);
+        assert_eq!(king_bucket(Color::Black, Some(home)), 1);
+        let set = InputFeatures::KingBuckets;
+        assert_eq!(InputFeatures::from_id(set.id()), Some(set));
+        assert!(set.rows() <= u16::MAX as usize + 1);
     }
 
     #[test]

@@ -23,12 +23,12 @@
 //! | --- | --- | --- |
 //! | 0 | 8 | magic `RYUONNUE` |
 //! | 8 | 4 | format version, `u32`: 2 (1 is read too) |
-//! | 12 | 4 | feature set, `u32` = 1 (`features.rs`: piece-square + hand slots) |
+//! | 12 | 4 | feature set, `u32`: 1 (`features.rs`: piece-square + hand slots, N = `NUM_FEATURES`) or 2 (the same per own-king bucket, N = 9 · `NUM_FEATURES`) |
 //! | 16 | 4 | hidden width `H`, `u32`, a multiple of 16, at most 2048 |
 //! | 20 | 4 | activation, `u32` = 0 (clipped ReLU) |
 //! | 24 | 4 | flags, `u32` (version 2 only): bit 0 = the output is added to the hand-crafted evaluation |
 //! | 28 | 2·H | hidden biases, `i16[H]` (offset 24 in version 1) |
-//! | … | 2·H·N | feature weights, `i16[N][H]` (row per feature, N = `NUM_FEATURES`) |
+//! | … | 2·H·N | feature weights, `i16[N][H]` (row per feature) |
 //! | … | 4·H | output weights, `i16[2H]`: side to move's units, then the other's |
 //! | … | 4 | output bias, `i32` |
 //!
@@ -62,7 +62,8 @@ pub const MAGIC: &[u8; 8] = b"RYUONNUE";
 /// File format version written (version 1, without the flags word, is
 /// still read).
 pub const FORMAT_VERSION: u32 = 2;
-/// Identifier of the feature set in `features.rs`.
+/// Identifier of the piece-square feature set in `features.rs` (the
+/// king-bucketed set is 2: `features::InputFeatures`).
 pub const FEATURE_SET_ID: u32 = 1;
 /// Widest hidden layer a file may declare.
 pub const MAX_HIDDEN: usize = 2048;
@@ -130,7 +131,14 @@ impl EvalNetwork {
     /// What was loaded, for the `info string` that confirms it.
     pub fn describe(&self) -> String {
         match self {
-            EvalNetwork::Ryuo(net) => format!("Ryuo network, {} hidden units", net.hidden()),
+            EvalNetwork::Ryuo(net) => format!(
+                "Ryuo network, {} hidden units{}",
+                net.hidden(),
+                match net.features() {
+                    features::InputFeatures::PieceSquare => "",
+                    features::InputFeatures::KingBuckets => ", king buckets",
+                }
+            ),
             EvalNetwork::Standard(net) if net.adds_to_classic() => format!(
                 "YaneuraOu NNUE {}, added to the hand-crafted evaluation",
                 net.arch().name()

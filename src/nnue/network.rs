@@ -1,8 +1,8 @@
 //! The network's weights: reading the file format of `nnue/mod.rs`, with
 //! every allocation fallible (a network file names its own size).
 
-use super::features::NUM_FEATURES;
-use super::{FEATURE_SET_ID, FORMAT_VERSION, MAGIC, MAX_HIDDEN};
+use super::features::InputFeatures;
+use super::{FORMAT_VERSION, MAGIC, MAX_HIDDEN};
 use std::fmt;
 
 /// Length of the header of a version-1 file; version 2 adds a `u32` of
@@ -17,6 +17,8 @@ pub const FLAG_ADDS_TO_CLASSIC: u32 = 1;
 #[derive(Clone)]
 pub struct Network {
     hidden: usize,
+    /// The input feature set (the rows of `ft_weights`).
+    features: InputFeatures,
     /// Hidden biases, `QA` scale.
     pub(crate) ft_bias: Vec<i16>,
     /// Feature weights, `QA` scale, one row of `hidden` per feature.
@@ -31,7 +33,11 @@ pub struct Network {
 
 impl fmt::Debug for Network {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Network {{ hidden: {} }}", self.hidden)
+        write!(
+            f,
+            "Network {{ hidden: {}, features: {:?} }}",
+            self.hidden, self.features
+        )
     }
 }
 
@@ -129,14 +135,20 @@ impl Network {
         self.flags & FLAG_ADDS_TO_CLASSIC != 0
     }
 
-    /// Length of a current-version file with this hidden width.
-    pub fn file_len(hidden: usize) -> usize {
-        Network::file_len_of(FORMAT_VERSION, hidden)
+    /// The input feature set.
+    pub fn features(&self) -> InputFeatures {
+        self.features
     }
 
-    fn file_len_of(version: u32, hidden: usize) -> usize {
+    /// Length of a current-version file with this hidden width and
+    /// feature set.
+    pub fn file_len(hidden: usize, features: InputFeatures) -> usize {
+        Network::file_len_of(FORMAT_VERSION, hidden, features)
+    }
+
+    fn file_len_of(version: u32, hidden: usize, features: InputFeatures) -> usize {
         let header = HEADER_BYTES_V1 + if version >= 2 { 4 } else { 0 };
-        header + 2 * hidden + 2 * hidden * NUM_FEATURES + 4 * hidden + 4
+        header + 2 * hidden + 2 * hidden * features.rows() + 4 * hidden + 4
     }
 
     /// Reads a network from the bytes of a file.
@@ -150,9 +162,8 @@ impl Network {
             return Err(NetworkError::UnsupportedVersion(version));
         }
         let feature_set = r.u32();
-        if feature_set != FEATURE_SET_ID {
-            return Err(NetworkError::UnsupportedFeatureSet(feature_set));
-        }
+        let features = InputFeatures::from_id(feature_set)
+            .ok_or(NetworkError::UnsupportedFeatureSet(feature_set))?;
         let hidden_raw = r.u32();
         let hidden = hidden_raw as usize;
         if hidden == 0 || !hidden.is_multiple_of(16) || hidden > MAX_HIDDEN {
@@ -166,7 +177,7 @@ impl Network {
         if flags & !FLAG_ADDS_TO_CLASSIC != 0 {
             return Err(NetworkError::UnsupportedFlags(flags));
         }
-        let expected = Network::file_len_of(version, hidden);
+        let expected = Network::file_len_of(version, hidden, features);
         if bytes.len() != expected {
             return Err(NetworkError::BadLength {
                 expected,
@@ -174,11 +185,12 @@ impl Network {
             });
         }
         let ft_bias = r.i16s(hidden)?;
-        let ft_weights = r.i16s(hidden * NUM_FEATURES)?;
+        let ft_weights = r.i16s(hidden * features.rows())?;
         let out_weights = r.i16s(2 * hidden)?;
         let out_bias = r.u32() as i32;
         Ok(Network {
             hidden,
+            features,
             ft_bias,
             ft_weights,
             out_weights,
@@ -195,11 +207,11 @@ impl Network {
 
     /// The file bytes of this network (the inverse of `from_bytes`).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(Network::file_len(self.hidden));
+        let mut out = Vec::with_capacity(Network::file_len(self.hidden, self.features));
         out.extend_from_slice(MAGIC);
         for v in [
             FORMAT_VERSION,
-            FEATURE_SET_ID,
+            self.features.id(),
             self.hidden as u32,
             0,
             self.flags,
@@ -219,8 +231,10 @@ impl Network {
     }
 
     /// A network from its quantised parts (what a trainer exports), checked
-    /// like a file: sizes must agree with the hidden width.
+    /// like a file: sizes must agree with the hidden width and the feature
+    /// set.
     pub fn from_parts(
+        features: InputFeatures,
         ft_bias: Vec<i16>,
         ft_weights: Vec<i16>,
         out_weights: Vec<i16>,
@@ -232,12 +246,13 @@ impl Network {
             return Err(NetworkError::BadHiddenWidth(hidden as u32));
         }
         let found = ft_weights.len() + out_weights.len();
-        let expected = hidden * NUM_FEATURES + 2 * hidden;
+        let expected = hidden * features.rows() + 2 * hidden;
         if found != expected {
             return Err(NetworkError::BadLength { expected, found });
         }
         let net = Network {
             hidden,
+            features,
             ft_bias,
             ft_weights,
             out_weights,
@@ -261,11 +276,17 @@ impl Network {
     /// A network with weights drawn from `rng` (for tests of the
     /// inference code, which must agree with itself whatever the weights).
     pub fn random(hidden: usize, rng: &mut impl rand::Rng) -> Network {
+        Network::random_of(InputFeatures::PieceSquare, hidden, rng)
+    }
+
+    /// A random network (as `random`) reading the feature set `features`.
+    pub fn random_of(features: InputFeatures, hidden: usize, rng: &mut impl rand::Rng) -> Network {
         let mut ints = |n: usize, lim: i16| (0..n).map(|_| rng.gen_range(-lim..=lim)).collect();
         Network {
             hidden,
+            features,
             ft_bias: ints(hidden, 100),
-            ft_weights: ints(hidden * NUM_FEATURES, 60),
+            ft_weights: ints(hidden * features.rows(), 60),
             out_weights: ints(2 * hidden, 100),
             out_bias: 1234,
             flags: 0,
@@ -293,7 +314,7 @@ fn read_file_fallibly(path: &std::path::Path) -> Result<Vec<u8>, NetworkError> {
     let io = |e: std::io::Error| NetworkError::Io(e.to_string());
     let mut file = std::fs::File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    let max = Network::file_len_of(FORMAT_VERSION, MAX_HIDDEN) as u64;
+    let max = Network::file_len_of(FORMAT_VERSION, MAX_HIDDEN, InputFeatures::KingBuckets) as u64;
     if len > max {
         return Err(NetworkError::BadLength {
             expected: max as usize,
@@ -318,11 +339,35 @@ mod tests {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let net = Network::random(32, &mut rng);
         let bytes = net.to_bytes();
-        assert_eq!(bytes.len(), Network::file_len(32));
+        assert_eq!(
+            bytes.len(),
+            Network::file_len(32, InputFeatures::PieceSquare)
+        );
         let back = Network::from_bytes(&bytes).unwrap();
         assert_eq!(back.ft_weights, net.ft_weights);
         assert_eq!(back.out_weights, net.out_weights);
         assert_eq!(back.out_bias, net.out_bias);
+        let kb = Network::random_of(InputFeatures::KingBuckets, 16, &mut rng);
+        let bytes = kb.to_bytes();
+        assert_eq!(
+            bytes.len(),
+            Network::file_len(16, InputFeatures::KingBuckets)
+        );
+        let back = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(back.features(), InputFeatures::KingBuckets);
+        assert_eq!(back.ft_weights, kb.ft_weights);
+        // The same bytes declared as the other set are the wrong length.
+        let mut b = bytes.clone();
+        b[12] = 1;
+        assert!(matches!(
+            Network::from_bytes(&b),
+            Err(NetworkError::BadLength { .. })
+        ));
+        b[12] = 3;
+        assert_eq!(
+            Network::from_bytes(&b).err(),
+            Some(NetworkError::UnsupportedFeatureSet(3))
+        );
     }
 
     #[test]

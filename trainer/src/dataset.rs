@@ -21,7 +21,7 @@
 
 use crate::halfkp::features::halfkp_features;
 use ryuo::learn::PackedSfen;
-use ryuo::nnue::features::active_features;
+use ryuo::nnue::features::InputFeatures;
 use ryuo::position::Position;
 
 /// How a dataset encodes the feature lists of its samples.
@@ -30,9 +30,22 @@ pub enum Encoding {
     /// Ryuo's own features (`ryuo::nnue::features`), for `RYUONNUE` networks.
     #[default]
     Ryuo,
+    /// Ryuo's features per own-king bucket (`InputFeatures::KingBuckets`).
+    RyuoKingBuckets,
     /// HalfKP: per perspective its king square then 38 BonaPieces
     /// (`crate::halfkp::features`), for YaneuraOu `nn.bin` networks.
     HalfKp,
+}
+
+impl Encoding {
+    /// The engine feature set of a Ryuo-format encoding (`None` for HalfKP).
+    pub fn input_features(self) -> Option<InputFeatures> {
+        match self {
+            Encoding::Ryuo => Some(InputFeatures::PieceSquare),
+            Encoding::RyuoKingBuckets => Some(InputFeatures::KingBuckets),
+            Encoding::HalfKp => None,
+        }
+    }
 }
 
 /// An in-memory set of training samples.
@@ -84,6 +97,11 @@ impl Dataset {
     /// How the feature lists are encoded.
     pub fn encoding(&self) -> Encoding {
         self.encoding
+    }
+
+    /// The feature set of a Ryuo-format dataset's lists (`None` for HalfKP).
+    pub fn input_features(&self) -> Option<InputFeatures> {
+        self.encoding.input_features()
     }
 
     /// The position of sample `i`, if the dataset keeps positions (HalfKP
@@ -144,9 +162,13 @@ impl Dataset {
         let stm = pos.side_to_move();
         let base = ryuo::eval::evaluate(pos).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
         match self.encoding {
-            Encoding::Ryuo => {
-                let us = active_features(pos, stm);
-                let them = active_features(pos, !stm);
+            Encoding::Ryuo | Encoding::RyuoKingBuckets => {
+                let set = self
+                    .encoding
+                    .input_features()
+                    .unwrap_or(InputFeatures::PieceSquare);
+                let us = set.active(pos, stm);
+                let them = set.active(pos, !stm);
                 self.push_raw(&us, &them, score, result, base);
             }
             Encoding::HalfKp => {
@@ -180,7 +202,7 @@ impl Dataset {
     /// large file loads without the vectors doubling past what it needs.
     pub fn reserve(&mut self, samples: usize) {
         let per_sample = match self.encoding {
-            Encoding::Ryuo => 80,
+            Encoding::Ryuo | Encoding::RyuoKingBuckets => 80,
             Encoding::HalfKp => 78,
         };
         self.features.reserve(samples * per_sample);
@@ -215,6 +237,7 @@ impl Dataset {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ryuo::nnue::features::active_features;
     use ryuo::types::Color;
 
     #[test]

@@ -5,8 +5,8 @@
 //! way whatever `NUM_FEATURES` is.
 
 use crate::dataset::{Dataset, Sample};
-use crate::network::Network;
-use ryuo::nnue::features::{mirror_feature, MAX_ACTIVE};
+use crate::network::{Network, RowList};
+use ryuo::nnue::features::{InputFeatures, MAX_ACTIVE};
 use ryuo::nnue::EVAL_SCALE;
 
 /// The training objective on `p = sigmoid(y)` against the target `t`.
@@ -100,14 +100,14 @@ impl Scratch {
 }
 
 /// The logit of a sample, leaving both perspectives' pre-activations in
-/// `scratch`.
-fn forward(net: &Network, s: &Sample, scratch: &mut Scratch) -> f32 {
+/// `scratch`; `rows` are each perspective's rows (`Layout::rows_of`).
+fn forward(net: &Network, rows: &[RowList; 2], scratch: &mut Scratch) -> f32 {
     let h = net.hidden;
     let w = net.out_weights();
     let mut y = net.out_bias();
-    for (half, features) in [s.stm, s.other].into_iter().enumerate() {
+    for (half, features) in rows.iter().enumerate() {
         let acc = &mut scratch.acc[half];
-        net.accumulate(features, acc);
+        net.accumulate_rows(features, acc);
         y += acc
             .iter()
             .zip(&w[half * h..(half + 1) * h])
@@ -118,7 +118,7 @@ fn forward(net: &Network, s: &Sample, scratch: &mut Scratch) -> f32 {
 }
 
 /// Set in a sample index: use the sample's left-right mirror image (see
-/// `ryuo::nnue::features::mirror_feature`) instead of the sample itself.
+/// `InputFeatures::mirror`) instead of the sample itself.
 pub const MIRROR: u32 = 1 << 31;
 
 /// Room for one perspective's features of a mirrored sample.
@@ -130,10 +130,11 @@ fn sample<'a>(data: &'a Dataset, i: u32, buf: &'a mut MirrorBuf) -> Sample<'a> {
     if i & MIRROR == 0 {
         return s;
     }
+    let set = data.input_features().unwrap_or(InputFeatures::PieceSquare);
     let [b0, b1] = buf;
     for (src, dst) in [(s.stm, &mut *b0), (s.other, &mut *b1)] {
         for (d, &f) in dst.iter_mut().zip(src) {
-            *d = mirror_feature(f as usize) as u16;
+            *d = set.mirror(f as usize) as u16;
         }
     }
     Sample {
@@ -161,7 +162,8 @@ pub fn accumulate_gradient(
     let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
     for &i in indices {
         let s = sample(data, i, &mut buf);
-        let y = obj.logit(forward(net, &s, scratch), &s);
+        let rows = [layout.rows_of(s.stm), layout.rows_of(s.other)];
+        let y = obj.logit(forward(net, &rows, scratch), &s);
         let (loss, slope) = obj.loss_and_slope(y, obj.target(&s));
         total += loss;
         let g = slope * scale;
@@ -186,9 +188,9 @@ pub fn accumulate_gradient(
         for (gb, (a, b)) in grad[..h].iter_mut().zip(d0.iter().zip(d1)) {
             *gb += a + b;
         }
-        let rows = &mut grad[layout.ft_weights()..layout.out_weights()];
-        for (half, features) in [s.stm, s.other].into_iter().enumerate() {
-            add_to_rows(rows, h, features, &scratch.delta[half]);
+        let weights = &mut grad[layout.ft_weights()..layout.out_weights()];
+        for (half, features) in rows.iter().enumerate() {
+            add_to_rows(weights, h, features, &scratch.delta[half]);
         }
     }
     total
@@ -224,11 +226,13 @@ fn add_to_rows(rows: &mut [f32], h: usize, features: &[u16], delta: &[f32]) {
 pub fn loss_sum(net: &Network, obj: &Objective, data: &Dataset, indices: &[u32]) -> f64 {
     let mut scratch = Scratch::new(net.hidden);
     let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
+    let layout = net.layout();
     indices
         .iter()
         .map(|&i| {
             let s = sample(data, i, &mut buf);
-            let y = obj.logit(forward(net, &s, &mut scratch), &s);
+            let rows = [layout.rows_of(s.stm), layout.rows_of(s.other)];
+            let y = obj.logit(forward(net, &rows, &mut scratch), &s);
             obj.loss_and_slope(y, obj.target(&s)).0
         })
         .sum()
@@ -267,7 +271,7 @@ mod tests {
         let back: Vec<u16> = m
             .stm
             .iter()
-            .map(|&f| mirror_feature(f as usize) as u16)
+            .map(|&f| ryuo::nnue::features::mirror_feature(f as usize) as u16)
             .collect();
         assert_eq!(back, s.stm);
     }

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use clap::Parser;
+use ryuo::nnue::features::InputFeatures;
 use ryuo::nnue::standard::{Arch, FeatureSet, ARCHITECTURES};
 use ryuo::progress::Progress;
 use ryuo_train::checkpoint;
@@ -28,9 +29,9 @@ use std::time::{Duration, Instant};
 struct Cli {
     /// Training data: files of 40-byte PackedSfenValue records.
     files: Vec<PathBuf>,
-    /// Network to train: `ryuo` (Ryuo's own RYUONNUE format) or a
-    /// YaneuraOu HalfKP architecture (`halfkp_256x2-32-32`, …), written
-    /// as an nn.bin file.
+    /// Network to train: `ryuo` (Ryuo's own RYUONNUE format), `ryuo-kb`
+    /// (the same with king buckets, factorised) or a YaneuraOu HalfKP
+    /// architecture (`halfkp_256x2-32-32`, …), written as an nn.bin file.
     #[arg(long, default_value = "ryuo")]
     arch: String,
     /// Add this many samples from random games labelled by the hand-written
@@ -120,15 +121,20 @@ fn main() -> ExitCode {
 
 /// The network a run trains.
 enum Target {
-    /// Ryuo's own network of this hidden width.
-    Ryuo(usize),
+    /// Ryuo's own network of this feature set and hidden width.
+    Ryuo(InputFeatures, usize),
     /// A YaneuraOu HalfKP architecture.
     HalfKp(Arch),
 }
 
 /// What `--arch` (and `--hidden`) ask for.
 fn target(cli: &Cli) -> Result<Target, String> {
-    if cli.arch == "ryuo" {
+    let set = match cli.arch.as_str() {
+        "ryuo" => Some(InputFeatures::PieceSquare),
+        "ryuo-kb" => Some(InputFeatures::KingBuckets),
+        _ => None,
+    };
+    if let Some(set) = set {
         let hidden = cli.hidden.unwrap_or(256);
         if hidden == 0 || !hidden.is_multiple_of(16) || hidden > ryuo::nnue::MAX_HIDDEN {
             return Err("--hidden must be a multiple of 16 between 16 and 2048".into());
@@ -136,7 +142,7 @@ fn target(cli: &Cli) -> Result<Target, String> {
         if cli.king_mirror {
             return Err("--king-mirror: Ryuo's network has no king squares".into());
         }
-        return Ok(Target::Ryuo(hidden));
+        return Ok(Target::Ryuo(set, hidden));
     }
     let halfkp: Vec<&str> = ARCHITECTURES
         .iter()
@@ -151,7 +157,7 @@ fn target(cli: &Cli) -> Result<Target, String> {
             Ok(Target::HalfKp(a))
         }
         _ => Err(format!(
-            "--arch must be ryuo or one of {}",
+            "--arch must be ryuo, ryuo-kb or one of {}",
             halfkp.join(", ")
         )),
     }
@@ -173,7 +179,8 @@ fn run(cli: Cli) -> Result<(), String> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let encoding = match target {
-        Target::Ryuo(_) => Encoding::Ryuo,
+        Target::Ryuo(InputFeatures::PieceSquare, _) => Encoding::Ryuo,
+        Target::Ryuo(InputFeatures::KingBuckets, _) => Encoding::RyuoKingBuckets,
         Target::HalfKp(_) => Encoding::HalfKp,
     };
     let data = load(&cli, threads, encoding)?;
@@ -197,7 +204,7 @@ fn run(cli: Cli) -> Result<(), String> {
         mirror: cli.mirror,
     };
     match target {
-        Target::Ryuo(hidden) => run_ryuo(&cli, hidden, &data, &config),
+        Target::Ryuo(set, hidden) => run_ryuo(&cli, set, hidden, &data, &config),
         Target::HalfKp(arch) => run_halfkp(&cli, arch, &data, &config),
     }
 }
@@ -250,17 +257,26 @@ fn report(r: &EpochReport) {
 }
 
 /// Trains and exports Ryuo's own network.
-fn run_ryuo(cli: &Cli, hidden: usize, data: &Dataset, config: &TrainConfig) -> Result<(), String> {
+fn run_ryuo(
+    cli: &Cli,
+    set: InputFeatures,
+    hidden: usize,
+    data: &Dataset,
+    config: &TrainConfig,
+) -> Result<(), String> {
     let mut state = match &cli.resume {
         Some(p) => {
             let s = checkpoint::load(p)?;
             if s.net.hidden != hidden {
                 return Err(format!("checkpoint has --hidden {}", s.net.hidden));
             }
+            if s.net.features != set {
+                return Err(format!("checkpoint has features {:?}", s.net.features));
+            }
             eprintln!("resumed {} after epoch {}", p.display(), s.epoch);
             s
         }
-        None => TrainState::new(hidden, cli.seed),
+        None => TrainState::new_of(set, hidden, cli.seed),
     };
     let out = cli.out.clone().unwrap_or_else(|| "net.nnue".into());
     let mut failure = None;

@@ -1,7 +1,7 @@
 //! The float network being trained, with every parameter in one flat
 //! vector so that gradients, Adam moments and clipping all share one layout.
 //!
-//! Layout of `params` (H = hidden width, N = `NUM_FEATURES`):
+//! Layout of `params` (H = hidden width, N = rows of feature weights):
 //! | range | content |
 //! | --- | --- |
 //! | `[0, H)` | hidden biases `b` |
@@ -12,10 +12,18 @@
 //! The model: `acc_p = b + Σ_{f active in p} W[f]`, `h_p = clamp(acc_p, 0, 1)`,
 //! `y = out_bias + w_out[..H]·h_stm + w_out[H..]·h_other`; `y` is a
 //! win-probability logit and `y · EVAL_SCALE` the evaluation in centipawns.
+//!
+//! With king buckets (`InputFeatures::KingBuckets`) the rows are the
+//! set's `9 · NUM_FEATURES` and after them `NUM_FEATURES` factor rows: an
+//! active feature `b · NUM_FEATURES + f` also adds the factor row of `f`,
+//! which every bucket shares. The factor rows start random and the bucket
+//! rows at zero, so training starts from a network without buckets and
+//! each bucket learns what differs; the export folds the factor into
+//! every bucket's row.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use ryuo::nnue::features::{active_features, MAX_ACTIVE, NUM_FEATURES};
+use ryuo::nnue::features::{InputFeatures, MAX_ACTIVE, NUM_FEATURES};
 use ryuo::nnue::{EVAL_SCALE, QA, QB};
 use ryuo::position::Position;
 
@@ -48,6 +56,8 @@ const TILE: usize = 32;
 pub struct Network {
     /// Hidden width `H`.
     pub hidden: usize,
+    /// The engine feature set the network reads.
+    pub features: InputFeatures,
     /// Every parameter, in the layout of the module documentation.
     pub params: Vec<f32>,
 }
@@ -57,9 +67,47 @@ pub struct Network {
 pub struct Layout {
     /// Hidden width.
     pub hidden: usize,
+    /// The feature set.
+    pub features: InputFeatures,
 }
 
+/// The most rows one perspective's sample adds: its features and, with
+/// king buckets, their factor rows.
+pub const MAX_ROWS: usize = 2 * MAX_ACTIVE;
+
+/// The rows a perspective's features add (see the module documentation).
+pub type RowList = arrayvec::ArrayVec<u16, MAX_ROWS>;
+
 impl Layout {
+    /// Rows of feature weights: the feature set's, then the factor rows.
+    pub const fn rows(self) -> usize {
+        match self.features {
+            InputFeatures::PieceSquare => NUM_FEATURES,
+            InputFeatures::KingBuckets => self.features.rows() + NUM_FEATURES,
+        }
+    }
+
+    /// Whether the feature rows are followed by factor rows.
+    pub const fn factorised(self) -> bool {
+        matches!(self.features, InputFeatures::KingBuckets)
+    }
+
+    /// The rows that `features` (of the feature set) add.
+    pub fn rows_of(self, features: &[u16]) -> RowList {
+        let mut rows = RowList::new();
+        rows.extend(features.iter().copied().take(MAX_ACTIVE));
+        if self.factorised() {
+            let base = self.features.rows();
+            rows.extend(
+                features
+                    .iter()
+                    .take(MAX_ACTIVE)
+                    .map(|&f| (base + f as usize % NUM_FEATURES) as u16),
+            );
+        }
+        rows
+    }
+
     /// Start of the hidden biases.
     pub const fn ft_bias(self) -> usize {
         0
@@ -70,7 +118,7 @@ impl Layout {
     }
     /// Start of the output weights.
     pub const fn out_weights(self) -> usize {
-        self.hidden + NUM_FEATURES * self.hidden
+        self.hidden + self.rows() * self.hidden
     }
     /// Index of the output bias.
     pub const fn out_bias(self) -> usize {
@@ -103,26 +151,54 @@ impl Network {
     /// spread of about ±0.4), output weights uniform in ±1/√(2H), output
     /// bias 0.
     pub fn new(hidden: usize, seed: u64) -> Network {
+        Network::new_of(InputFeatures::PieceSquare, hidden, seed)
+    }
+
+    /// A network of feature set `features`, initialised as `new` does;
+    /// with king buckets the random rows are the factor rows and the
+    /// bucket rows start at zero.
+    pub fn new_of(features: InputFeatures, hidden: usize, seed: u64) -> Network {
         assert!(hidden > 0, "hidden width must be positive");
-        let layout = Layout { hidden };
+        let layout = Layout { hidden, features };
         let mut rng = StdRng::seed_from_u64(seed);
         let mut params = vec![0.0f32; layout.len()];
         params[..hidden].fill(0.5);
-        for w in &mut params[layout.ft_weights()..layout.out_weights()] {
+        let random_rows = if layout.factorised() {
+            layout.ft_weights() + features.rows() * hidden..layout.out_weights()
+        } else {
+            layout.ft_weights()..layout.out_weights()
+        };
+        for w in &mut params[random_rows] {
             *w = rng.gen_range(-0.1..0.1);
         }
         let a = 1.0 / ((2 * hidden) as f32).sqrt();
         for w in &mut params[layout.out_weights()..layout.out_bias()] {
             *w = rng.gen_range(-a..a);
         }
-        Network { hidden, params }
+        Network {
+            hidden,
+            features,
+            params,
+        }
     }
 
     /// The parameter layout.
     pub fn layout(&self) -> Layout {
         Layout {
             hidden: self.hidden,
+            features: self.features,
         }
+    }
+
+    /// The weights of feature `f` of the feature set as the engine adds
+    /// them: its row, plus its factor row with king buckets.
+    pub fn folded_row(&self, f: usize) -> Vec<f32> {
+        let mut row = self.row(f).to_vec();
+        if self.layout().factorised() {
+            let factor = self.row(self.features.rows() + f % NUM_FEATURES);
+            row.iter_mut().zip(factor).for_each(|(a, b)| *a += b);
+        }
+        row
     }
 
     /// Hidden biases.
@@ -147,12 +223,18 @@ impl Network {
         self.params[self.layout().out_bias()]
     }
 
-    /// Pre-activation of one perspective: bias plus the active rows.
+    /// Pre-activation of one perspective: bias plus the rows of its
+    /// features (`Layout::rows_of`).
+    pub fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
+        self.accumulate_rows(&self.layout().rows_of(features), acc);
+    }
+
+    /// Pre-activation of one perspective: bias plus the given rows.
     ///
     /// Works in tiles of `TILE` units so that a tile of the accumulator
     /// stays in registers while every active row is added to it; each
     /// unit still sums bias then rows in feature order.
-    pub fn accumulate(&self, features: &[u16], acc: &mut [f32]) {
+    pub fn accumulate_rows(&self, features: &[u16], acc: &mut [f32]) {
         let h = self.hidden;
         let rows = &self.params[self.layout().ft_weights()..self.layout().out_weights()];
         let mut start = 0;
@@ -201,8 +283,8 @@ impl Network {
     /// The float evaluation of `pos` in centipawns, side to move's view.
     pub fn evaluate(&self, pos: &Position) -> f32 {
         let stm = pos.side_to_move();
-        let us = active_features(pos, stm);
-        let them = active_features(pos, !stm);
+        let us = self.features.active(pos, stm);
+        let them = self.features.active(pos, !stm);
         self.forward(&us, &them) * EVAL_SCALE as f32
     }
 

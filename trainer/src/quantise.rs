@@ -4,7 +4,7 @@
 
 use crate::dataset::Dataset;
 use crate::network::{out_quant_limit, Network, FT_QUANT_LIMIT, OUT_BIAS_QUANT_LIMIT};
-use ryuo::nnue::features::active_features;
+use ryuo::nnue::features::InputFeatures;
 use ryuo::nnue::{Network as EngineNetwork, EVAL_SCALE, MAX_EVAL, QA, QB};
 use ryuo::position::Position;
 use std::io::{Read, Write};
@@ -14,6 +14,8 @@ use std::io::{Read, Write};
 pub struct QuantisedNet {
     /// Hidden width.
     pub hidden: usize,
+    /// The feature set (the rows of `ft_weights`).
+    pub features: InputFeatures,
     /// Hidden biases, `QA` scale.
     pub ft_bias: Vec<i16>,
     /// Feature weights, `QA` scale, row-major by feature.
@@ -37,16 +39,18 @@ impl QuantisedNet {
     /// Rounds `net` to the file's integers.
     pub fn from_float(net: &Network) -> QuantisedNet {
         let h = net.hidden;
-        let l = net.layout();
         let ft = |x: &f32| quantise(*x, QA, FT_QUANT_LIMIT) as i16;
         let out_lim = out_quant_limit(h);
+        // The factor rows (king buckets) folded into the set's rows.
+        let ft_weights = (0..net.features.rows())
+            .flat_map(|f| net.folded_row(f))
+            .map(|x| ft(&x))
+            .collect();
         QuantisedNet {
             hidden: h,
+            features: net.features,
             ft_bias: net.ft_bias().iter().map(ft).collect(),
-            ft_weights: net.params[l.ft_weights()..l.out_weights()]
-                .iter()
-                .map(ft)
-                .collect(),
+            ft_weights,
             out_weights: net
                 .out_weights()
                 .iter()
@@ -57,15 +61,17 @@ impl QuantisedNet {
         }
     }
 
-    /// Size of the file for hidden width `hidden`.
-    pub fn file_size(hidden: usize) -> usize {
-        EngineNetwork::file_len(hidden)
+    /// Size of the file for hidden width `hidden` and feature set
+    /// `features`.
+    pub fn file_size(hidden: usize, features: InputFeatures) -> usize {
+        EngineNetwork::file_len(hidden, features)
     }
 
     /// Writes the network file, through the engine's own writer so that
     /// the two cannot disagree on the format.
     pub fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
         let net = EngineNetwork::from_parts(
+            self.features,
             self.ft_bias.clone(),
             self.ft_weights.clone(),
             self.out_weights.clone(),
@@ -84,6 +90,7 @@ impl QuantisedNet {
         let (ft_bias, ft_weights, out_weights, out_bias) = net.parts();
         Ok(QuantisedNet {
             hidden: net.hidden(),
+            features: net.features(),
             ft_bias: ft_bias.to_vec(),
             ft_weights: ft_weights.to_vec(),
             out_weights: out_weights.to_vec(),
@@ -99,7 +106,8 @@ impl QuantisedNet {
     /// A hybrid network adds the hand-crafted evaluation, clamped again.
     pub fn evaluate(&self, pos: &Position) -> i32 {
         let stm = pos.side_to_move();
-        let net = self.evaluate_features(&active_features(pos, stm), &active_features(pos, !stm));
+        let active = |c| self.features.active(pos, c);
+        let net = self.evaluate_features(&active(stm), &active(!stm));
         if self.adds_to_classic {
             (net + ryuo::eval::evaluate(pos)).clamp(-MAX_EVAL, MAX_EVAL)
         } else {
@@ -132,7 +140,8 @@ impl QuantisedNet {
 }
 
 /// Mean absolute difference, in centipawns, between the float network and
-/// its quantised form over samples `indices` of `data`: what export costs.
+/// its quantised form over samples `indices` of `data` (of the network's
+/// feature set): what export costs.
 pub fn quantisation_gap(net: &Network, data: &Dataset, indices: &[u32]) -> f64 {
     let q = QuantisedNet::from_float(net);
     let total: f64 = indices

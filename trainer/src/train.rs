@@ -12,6 +12,7 @@ use crate::network::Network;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use ryuo::nnue::features::InputFeatures;
 use std::time::Instant;
 
 /// Hyper-parameters of a run.
@@ -94,7 +95,12 @@ pub struct TrainState {
 impl TrainState {
     /// A fresh network of width `hidden` initialised from `seed`.
     pub fn new(hidden: usize, seed: u64) -> TrainState {
-        let net = Network::new(hidden, seed);
+        TrainState::new_of(InputFeatures::PieceSquare, hidden, seed)
+    }
+
+    /// A fresh network of feature set `features` and width `hidden`.
+    pub fn new_of(features: InputFeatures, hidden: usize, seed: u64) -> TrainState {
+        let net = Network::new_of(features, hidden, seed);
         let adam = Adam::new(net.params.len());
         TrainState {
             net,

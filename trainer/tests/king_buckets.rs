@@ -1,0 +1,164 @@
+//! The king-bucketed network (`--arch ryuo-kb`): factorised training, the
+//! export that folds the factor into every bucket, and the engine reading
+//! that file exactly as the trainer computes it.
+
+use rand::{Rng, SeedableRng};
+use ryuo::nnue::features::{InputFeatures, NUM_FEATURES};
+use ryuo::position::Position;
+use ryuo_train::dataset::Encoding;
+use ryuo_train::gradient::{accumulate_gradient, loss_sum, Loss, Objective, Scratch};
+use ryuo_train::network::Network;
+use ryuo_train::quantise::QuantisedNet;
+use ryuo_train::selfplay::{random_play_encoded, random_positions};
+use ryuo_train::train::{train, TrainConfig, TrainState};
+
+const KB: InputFeatures = InputFeatures::KingBuckets;
+
+fn config(epochs: usize) -> TrainConfig {
+    TrainConfig {
+        objective: Objective {
+            lambda: 0.75,
+            loss: Loss::Mse,
+            residual: false,
+        },
+        epochs,
+        batch_size: 256,
+        lr: 3e-3,
+        lr_drop_epoch: 0,
+        lr_gamma: 1.0,
+        threads: 2,
+        seed: 11,
+        val_fraction: 0.1,
+        mirror: true,
+    }
+}
+
+fn positions(n: usize) -> Vec<Position> {
+    let mut out = Vec::new();
+    random_positions(n, 99, |p| out.push(p.clone()));
+    out
+}
+
+/// Bucket rows start at zero and the factor rows as a plain network's
+/// rows (same seed, same draws): before training, the two are one network.
+#[test]
+fn a_fresh_king_bucket_network_is_the_plain_network() {
+    let plain = Network::new(32, 4);
+    let kb = Network::new_of(KB, 32, 4);
+    for pos in positions(50) {
+        assert_eq!(plain.evaluate(&pos), kb.evaluate(&pos), "{}", pos.to_sfen());
+    }
+}
+
+/// Training lowers the loss, moves the bucket rows off zero, and the
+/// exported file (factor folded in) evaluates in the engine exactly as the
+/// trainer's integer model, incrementally along games too.
+#[test]
+fn a_trained_king_bucket_network_exports_what_the_engine_reads() {
+    let data = random_play_encoded(3000, 8, Encoding::RyuoKingBuckets);
+    let mut state = TrainState::new_of(KB, 32, 11);
+    let mut val = Vec::new();
+    train(&mut state, &data, &config(3), |_, r| {
+        val.push(r.val_loss.unwrap())
+    });
+    assert!(val[2] < val[0], "validation loss {val:?}");
+    let l = state.net.layout();
+    let bucket_rows = &state.net.params[l.ft_weights()..l.ft_weights() + KB.rows() * 32];
+    assert!(bucket_rows.iter().any(|&w| w != 0.0));
+    // A checkpoint keeps the feature set.
+    let path = std::env::temp_dir().join(format!("ryuo-kb-{}.ckpt", std::process::id()));
+    ryuo_train::checkpoint::save(&state, &path).unwrap();
+    let back = ryuo_train::checkpoint::load(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(back, state);
+
+    let q = QuantisedNet::from_float(&state.net);
+    let mut bytes = Vec::new();
+    q.write(&mut bytes).unwrap();
+    let engine = std::sync::Arc::new(ryuo::nnue::Network::from_bytes(&bytes).unwrap());
+    assert_eq!(engine.features(), KB);
+    let mut acc = ryuo::nnue::Accumulators::new();
+    let mut gap = 0.0;
+    let all = positions(300);
+    for pos in &all {
+        let exact = q.evaluate(pos);
+        assert_eq!(ryuo::nnue::evaluate_from_scratch(&engine, pos), exact);
+        assert_eq!(acc.evaluate(&engine, pos), exact, "{}", pos.to_sfen());
+        gap += (exact as f32 - state.net.evaluate(pos)).abs();
+    }
+    let mean = gap / all.len() as f32;
+    assert!(mean < 5.0, "quantised vs float: mean {mean} cp");
+}
+
+/// The gradient of bucket rows and factor rows alike matches finite
+/// differences (bucket rows made non-zero first).
+#[test]
+fn king_bucket_gradient_matches_finite_differences() {
+    let data = random_play_encoded(6, 5, Encoding::RyuoKingBuckets);
+    let indices: Vec<u32> = (0..data.len() as u32).collect();
+    let obj = Objective {
+        lambda: 0.5,
+        loss: Loss::Mse,
+        residual: false,
+    };
+    let h = 32;
+    let mut net = Network::new_of(KB, h, 6);
+    let l = net.layout();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    for w in &mut net.params[l.ft_weights()..l.ft_weights() + KB.rows() * h] {
+        *w = rng.gen_range(-0.05..0.05);
+    }
+    for w in &mut net.params[l.out_weights()..l.out_bias()] {
+        *w *= 4.0;
+    }
+    let mut grad = vec![0.0f32; net.params.len()];
+    let mut scratch = Scratch::new(h);
+    accumulate_gradient(&net, &obj, &data, &indices, 1.0, &mut scratch, &mut grad);
+    let factor_start = l.ft_weights() + KB.rows() * h;
+    let nonzero: Vec<usize> = (0..net.params.len()).filter(|&i| grad[i] != 0.0).collect();
+    let in_factor = nonzero
+        .iter()
+        .filter(|&&i| (factor_start..factor_start + NUM_FEATURES * h).contains(&i))
+        .count();
+    let in_buckets = nonzero
+        .iter()
+        .filter(|&&i| (l.ft_weights()..factor_start).contains(&i))
+        .count();
+    assert!(
+        in_factor > 50 && in_buckets > 50,
+        "{in_factor} {in_buckets}"
+    );
+    // Units near a kink of the clipped ReLU have no usable difference.
+    let mut near_kink = vec![false; h];
+    let mut acc = vec![0.0f32; h];
+    for i in 0..data.len() {
+        let s = data.get(i);
+        for features in [s.stm, s.other] {
+            net.accumulate(features, &mut acc);
+            for (k, a) in near_kink.iter_mut().zip(&acc) {
+                *k |= a.abs() < 2e-3 || (a - 1.0).abs() < 2e-3;
+            }
+        }
+    }
+    let mut checked = 0;
+    for &i in nonzero.iter().step_by(7) {
+        if i < l.out_weights() && near_kink[i % h] {
+            continue;
+        }
+        let e = 1e-3f32;
+        let kept = net.params[i];
+        net.params[i] = kept + e;
+        let plus = loss_sum(&net, &obj, &data, &indices);
+        net.params[i] = kept - e;
+        let minus = loss_sum(&net, &obj, &data, &indices);
+        net.params[i] = kept;
+        let numeric = (plus - minus) / (2.0 * e as f64);
+        let analytic = grad[i] as f64;
+        assert!(
+            (numeric - analytic).abs() <= 2e-4 + 2e-2 * analytic.abs(),
+            "parameter {i}: numeric {numeric}, analytic {analytic}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 50, "{checked}");
+}
