@@ -14,7 +14,9 @@ use ryuo_train::psv::{self, LoadOptions, LoadStats};
 use ryuo_train::quantise::{quantisation_gap, QuantisedNet};
 use ryuo_train::selfplay;
 use ryuo_train::train::TrainState;
-use ryuo_train::train::{split, train_with_progress, BatchProgress, EpochReport, TrainConfig};
+use ryuo_train::train::{
+    split_in_blocks, train_with_progress, BatchProgress, EpochReport, TrainConfig,
+};
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::BufWriter;
@@ -74,6 +76,16 @@ struct Cli {
     /// Share of the samples held out for validation.
     #[arg(long, default_value_t = 0.01)]
     val_fraction: f64,
+    /// Hold out validation samples in runs of this many consecutive
+    /// records (gensfen writes a game's positions together: 256 holds out
+    /// whole games, nearly, so the validation loss is of games not trained
+    /// on); 1: one by one.
+    #[arg(long, default_value_t = 1)]
+    val_block: usize,
+    /// `--arch ryuo-kb`: decoupled weight decay of the bucket rows, which
+    /// pulls each bucket towards the rows all buckets share (0: none).
+    #[arg(long, default_value_t = 0.0)]
+    bucket_decay: f32,
     /// Also train on the left-right mirror image of every training sample.
     #[arg(long)]
     mirror: bool,
@@ -201,6 +213,8 @@ fn run(cli: Cli) -> Result<(), String> {
         threads,
         seed: cli.seed,
         val_fraction: cli.val_fraction,
+        val_block: cli.val_block,
+        bucket_decay: cli.bucket_decay,
         mirror: cli.mirror,
     };
     match target {
@@ -293,7 +307,7 @@ fn run_ryuo(
         return Err(e);
     }
     // What quantisation costs, on up to 10,000 held-out samples.
-    let (val, _) = split(data.len(), cli.val_fraction, cli.seed);
+    let (val, _) = split_in_blocks(data.len(), cli.val_fraction, cli.seed, cli.val_block);
     if !val.is_empty() {
         let some = &val[..val.len().min(10_000)];
         let gap = quantisation_gap(&state.net, data, some);
@@ -334,7 +348,7 @@ fn run_halfkp(cli: &Cli, arch: Arch, data: &Dataset, config: &TrainConfig) -> Re
     let out = cli.out.clone().unwrap_or_else(|| default_out.into());
     // Bias correction of the export (`halfkp::export`) on up to 4,096
     // training samples (the split's training part is in random order).
-    let (val, train_idx) = split(data.len(), cli.val_fraction, cli.seed);
+    let (val, train_idx) = split_in_blocks(data.len(), cli.val_fraction, cli.seed, cli.val_block);
     let calibration = &train_idx[..train_idx.len().min(4096)];
     let mut failure = None;
     let progress = TrainProgress::new(state.epoch);

@@ -37,6 +37,13 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Share of the samples held out for validation.
     pub val_fraction: f64,
+    /// Samples held out together: runs of this many consecutive samples
+    /// go to validation or training as a whole (`split_in_blocks`).
+    pub val_block: usize,
+    /// King buckets: decoupled weight decay of the bucket rows (each step
+    /// multiplies them by `1 − lr · bucket_decay`), pulling every bucket
+    /// towards the shared rows unless the data keeps it apart.
+    pub bucket_decay: f32,
     /// Also train on each training sample's left-right mirror image (the
     /// rules are symmetric under it: twice the data for free).
     pub mirror: bool,
@@ -166,11 +173,38 @@ impl BatchProgress {
 
 /// The validation and training indices of `n` samples.
 pub fn split(n: usize, val_fraction: f64, seed: u64) -> (Vec<u32>, Vec<u32>) {
+    split_in_blocks(n, val_fraction, seed, 1)
+}
+
+/// The validation and training indices of `n` samples, holding out whole
+/// runs of `block` consecutive samples. Gensfen files keep a game's
+/// positions together, and positions of one game are near copies of each
+/// other: held out one by one, the validation set shares its games with
+/// the training set and rewards a network that memorises games. Blocks of
+/// a few games' length give a validation loss of games not trained on.
+/// `block` 1 is the plain split.
+pub fn split_in_blocks(
+    n: usize,
+    val_fraction: f64,
+    seed: u64,
+    block: usize,
+) -> (Vec<u32>, Vec<u32>) {
     assert!(n <= u32::MAX as usize, "too many samples");
-    let mut idx: Vec<u32> = (0..n as u32).collect();
-    idx.shuffle(&mut StdRng::seed_from_u64(seed ^ 0x5EED_5A1D));
+    let block = block.max(1);
+    let mut blocks: Vec<u32> = (0..n.div_ceil(block) as u32).collect();
+    blocks.shuffle(&mut StdRng::seed_from_u64(seed ^ 0x5EED_5A1D));
     let n_val = ((n as f64) * val_fraction.clamp(0.0, 1.0)).round() as usize;
-    let train = idx.split_off(n_val);
+    let mut idx: Vec<u32> = Vec::with_capacity(n);
+    for b in blocks {
+        let start = b as usize * block;
+        idx.extend(start as u32..(start + block).min(n) as u32);
+    }
+    // Whole blocks only (the last one taken may overshoot by part of one).
+    let mut cut = n_val.div_ceil(block) * block;
+    if block == 1 || cut > n {
+        cut = n_val.min(n);
+    }
+    let train = idx.split_off(cut.min(idx.len()));
     (idx, train)
 }
 
@@ -233,6 +267,7 @@ fn step(
     data: &Dataset,
     batch: &[u32],
     lr: f32,
+    bucket_decay: f32,
     workers: &mut Workers,
 ) -> f64 {
     let threads = workers.grads.len();
@@ -259,6 +294,13 @@ fn step(
     let (c1, c2) = (1.0 - BETA1.powi(t), 1.0 - BETA2.powi(t));
     let layout = state.net.layout();
     let len = state.net.params.len();
+    let buckets = if layout.factorised() {
+        layout.ft_weights()..layout.ft_weights() + state.net.features.rows() * layout.hidden
+    } else {
+        0..0
+    };
+    let buckets = &buckets;
+    let keep = 1.0 - lr * bucket_decay;
     let per = len.div_ceil(threads);
     let grads = &workers.grads[..used];
     std::thread::scope(|s| {
@@ -278,7 +320,12 @@ fn step(
                     v[j] = BETA2 * v[j] + (1.0 - BETA2) * g * g;
                     let update = lr * (m[j] / c1) / ((v[j] / c2).sqrt() + EPSILON);
                     let lim = layout.limit(i);
-                    p[j] = (p[j] - update).clamp(-lim, lim);
+                    let decayed = if buckets.contains(&i) {
+                        p[j] * keep
+                    } else {
+                        p[j]
+                    };
+                    p[j] = (decayed - update).clamp(-lim, lim);
                 }
             });
         }
@@ -306,7 +353,12 @@ pub fn train_with_progress(
     mut on_epoch: impl FnMut(&TrainState, &EpochReport),
 ) {
     let threads = config.threads.max(1);
-    let (val, mut train_idx) = split(data.len(), config.val_fraction, config.seed);
+    let (val, mut train_idx) = split_in_blocks(
+        data.len(),
+        config.val_fraction,
+        config.seed,
+        config.val_block,
+    );
     if config.mirror {
         assert!(data.len() < MIRROR as usize, "too many samples to mirror");
         let originals = train_idx.clone();
@@ -330,7 +382,15 @@ pub fn train_with_progress(
         let mut total = 0.0;
         let mut done = 0;
         for (i, batch) in train_idx.chunks(config.batch_size.max(1)).enumerate() {
-            total += step(state, obj, data, batch, lr, &mut workers);
+            total += step(
+                state,
+                obj,
+                data,
+                batch,
+                lr,
+                config.bucket_decay,
+                &mut workers,
+            );
             done += batch.len();
             on_batch(&BatchProgress::after(
                 config,
@@ -368,6 +428,20 @@ mod tests {
     }
 
     #[test]
+    fn block_split_holds_out_whole_runs() {
+        assert_eq!(split(1000, 0.1, 3), split_in_blocks(1000, 0.1, 3, 1));
+        let (val, train) = split_in_blocks(1005, 0.1, 3, 50);
+        assert_eq!(val.len() + train.len(), 1005);
+        assert!((100..=150).contains(&val.len()), "{}", val.len());
+        let mut all: Vec<u32> = val.iter().chain(&train).copied().collect();
+        all.sort();
+        assert_eq!(all, (0..1005).collect::<Vec<u32>>());
+        // No block is cut between the two sides.
+        let held: std::collections::HashSet<u32> = val.iter().map(|i| i / 50).collect();
+        assert!(train.iter().all(|i| !held.contains(&(i / 50))));
+    }
+
+    #[test]
     fn learning_rate_drops_in_steps() {
         let c = TrainConfig {
             objective: Objective {
@@ -383,6 +457,8 @@ mod tests {
             threads: 1,
             seed: 0,
             val_fraction: 0.0,
+            val_block: 1,
+            bucket_decay: 0.0,
             mirror: false,
         };
         let lrs: Vec<f32> = (0..5).map(|e| c.lr_at(e)).collect();

@@ -29,6 +29,8 @@ fn config(epochs: usize) -> TrainConfig {
         threads: 2,
         seed: 11,
         val_fraction: 0.1,
+        val_block: 1,
+        bucket_decay: 0.0,
         mirror: true,
     }
 }
@@ -161,4 +163,26 @@ fn king_bucket_gradient_matches_finite_differences() {
         checked += 1;
     }
     assert!(checked > 50, "{checked}");
+}
+
+/// `bucket_decay` pulls the bucket rows towards zero (the shared rows):
+/// the same run with it ends with smaller bucket rows.
+#[test]
+fn bucket_decay_shrinks_the_bucket_rows() {
+    let data = random_play_encoded(1500, 9, Encoding::RyuoKingBuckets);
+    let norm = |decay: f32| {
+        let mut state = TrainState::new_of(KB, 16, 11);
+        let cfg = TrainConfig {
+            bucket_decay: decay,
+            ..config(2)
+        };
+        train(&mut state, &data, &cfg, |_, _| {});
+        let l = state.net.layout();
+        state.net.params[l.ft_weights()..l.ft_weights() + KB.rows() * 16]
+            .iter()
+            .map(|w| (w * w) as f64)
+            .sum::<f64>()
+    };
+    let (plain, decayed) = (norm(0.0), norm(100.0));
+    assert!(decayed < 0.5 * plain, "{decayed} against {plain}");
 }

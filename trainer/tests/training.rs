@@ -29,6 +29,8 @@ fn config(epochs: usize, threads: usize) -> TrainConfig {
         threads,
         seed: 11,
         val_fraction: 0.1,
+        val_block: 1,
+        bucket_decay: 0.0,
         mirror: false,
     }
 }

@@ -38,7 +38,9 @@ use crate::halfkp::gradient::{
 };
 use crate::halfkp::network::{zeroed_table, HalfKpNet, FT_LIMIT};
 use crate::train::BatchProgress;
-use crate::train::{epoch_order, parallel_mean, pieces, split, Adam, EpochReport, TrainConfig};
+use crate::train::{
+    epoch_order, parallel_mean, pieces, split_in_blocks, Adam, EpochReport, TrainConfig,
+};
 use crate::train::{BETA1, BETA2, EPSILON};
 use ryuo::nnue::standard::{Arch, FE_END};
 use std::time::Instant;
@@ -298,7 +300,12 @@ pub fn train_with_progress(
 ) {
     assert_eq!(data.encoding(), Encoding::HalfKp, "not a HalfKP dataset");
     let threads = config.threads.max(1);
-    let (val, mut train_idx) = split(data.len(), config.val_fraction, config.seed);
+    let (val, mut train_idx) = split_in_blocks(
+        data.len(),
+        config.val_fraction,
+        config.seed,
+        config.val_block,
+    );
     if config.mirror {
         assert!(data.len() < MIRROR as usize, "too many samples to mirror");
         let originals = train_idx.clone();
