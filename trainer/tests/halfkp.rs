@@ -4,6 +4,9 @@
 //! are reproducible and resumable. Each network holds 32 M weights (and
 //! twice that in Adam moments): about 400 MB a test.
 
+mod common;
+
+use common::test_positions;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -25,24 +28,7 @@ fn arch() -> Arch {
 }
 
 fn config(epochs: usize, threads: usize) -> TrainConfig {
-    TrainConfig {
-        objective: Objective {
-            lambda: 0.75,
-            loss: Loss::Mse,
-            residual: false,
-        },
-        epochs,
-        batch_size: 256,
-        lr: 1e-3,
-        lr_drop_epoch: 0,
-        lr_gamma: 1.0,
-        threads,
-        seed: 11,
-        val_fraction: 0.1,
-        val_block: 1,
-        bucket_decay: 0.0,
-        mirror: false,
-    }
+    common::small_config(epochs, threads, 1e-3)
 }
 
 fn data(n: usize, seed: u64) -> Dataset {
@@ -65,13 +51,6 @@ fn run_qat(
     let mut reports = Vec::new();
     train(&mut state, data, cfg, qat_epochs, |_, r| reports.push(*r));
     (state, reports)
-}
-
-/// Positions from random games that the test nets did not train on.
-fn test_positions(n: usize) -> Vec<Position> {
-    let mut out = Vec::new();
-    random_positions(n, 99, |p| out.push(p.clone()));
-    out
 }
 
 #[test]

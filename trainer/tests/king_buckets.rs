@@ -2,43 +2,25 @@
 //! export that folds the factor into every bucket, and the engine reading
 //! that file exactly as the trainer computes it.
 
+mod common;
+
+use common::test_positions;
 use rand::{Rng, SeedableRng};
 use ryuo::nnue::features::{InputFeatures, NUM_FEATURES};
-use ryuo::position::Position;
 use ryuo_train::dataset::Encoding;
-use ryuo_train::gradient::{accumulate_gradient, loss_sum, Loss, Objective, Scratch};
+use ryuo_train::gradient::{accumulate_gradient, Loss, Objective, Scratch};
 use ryuo_train::network::Network;
 use ryuo_train::quantise::QuantisedNet;
-use ryuo_train::selfplay::{random_play_encoded, random_positions};
+use ryuo_train::selfplay::random_play_encoded;
 use ryuo_train::train::{train, TrainConfig, TrainState};
 
 const KB: InputFeatures = InputFeatures::KingBuckets;
 
 fn config(epochs: usize) -> TrainConfig {
     TrainConfig {
-        objective: Objective {
-            lambda: 0.75,
-            loss: Loss::Mse,
-            residual: false,
-        },
-        epochs,
-        batch_size: 256,
-        lr: 3e-3,
-        lr_drop_epoch: 0,
-        lr_gamma: 1.0,
-        threads: 2,
-        seed: 11,
-        val_fraction: 0.1,
-        val_block: 1,
-        bucket_decay: 0.0,
         mirror: true,
+        ..common::small_config(epochs, 2, 3e-3)
     }
-}
-
-fn positions(n: usize) -> Vec<Position> {
-    let mut out = Vec::new();
-    random_positions(n, 99, |p| out.push(p.clone()));
-    out
 }
 
 /// Bucket rows start at zero and the factor rows as a plain network's
@@ -47,7 +29,7 @@ fn positions(n: usize) -> Vec<Position> {
 fn a_fresh_king_bucket_network_is_the_plain_network() {
     let plain = Network::new(32, 4);
     let kb = Network::new_of(KB, 32, 4);
-    for pos in positions(50) {
+    for pos in test_positions(50) {
         assert_eq!(plain.evaluate(&pos), kb.evaluate(&pos), "{}", pos.to_sfen());
     }
 }
@@ -81,7 +63,7 @@ fn a_trained_king_bucket_network_exports_what_the_engine_reads() {
     assert_eq!(engine.features(), KB);
     let mut acc = ryuo::nnue::Accumulators::new();
     let mut gap = 0.0;
-    let all = positions(300);
+    let all = test_positions(300);
     for pos in &all {
         let exact = q.evaluate(pos);
         assert_eq!(ryuo::nnue::evaluate_from_scratch(&engine, pos), exact);
@@ -131,35 +113,13 @@ fn king_bucket_gradient_matches_finite_differences() {
         "{in_factor} {in_buckets}"
     );
     // Units near a kink of the clipped ReLU have no usable difference.
-    let mut near_kink = vec![false; h];
-    let mut acc = vec![0.0f32; h];
-    for i in 0..data.len() {
-        let s = data.get(i);
-        for features in [s.stm, s.other] {
-            net.accumulate(features, &mut acc);
-            for (k, a) in near_kink.iter_mut().zip(&acc) {
-                *k |= a.abs() < 2e-3 || (a - 1.0).abs() < 2e-3;
-            }
-        }
-    }
+    let near_kink = common::units_near_a_kink(&net, &data);
     let mut checked = 0;
     for &i in nonzero.iter().step_by(7) {
         if i < l.out_weights() && near_kink[i % h] {
             continue;
         }
-        let e = 1e-3f32;
-        let kept = net.params[i];
-        net.params[i] = kept + e;
-        let plus = loss_sum(&net, &obj, &data, &indices);
-        net.params[i] = kept - e;
-        let minus = loss_sum(&net, &obj, &data, &indices);
-        net.params[i] = kept;
-        let numeric = (plus - minus) / (2.0 * e as f64);
-        let analytic = grad[i] as f64;
-        assert!(
-            (numeric - analytic).abs() <= 2e-4 + 2e-2 * analytic.abs(),
-            "parameter {i}: numeric {numeric}, analytic {analytic}"
-        );
+        common::assert_matches_finite_difference(&mut net, &obj, &data, &indices, i, grad[i]);
         checked += 1;
     }
     assert!(checked > 50, "{checked}");

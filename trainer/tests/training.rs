@@ -2,37 +2,23 @@
 //! by the hand-written evaluation. Small data and narrow networks: the
 //! whole file runs in a few seconds in release.
 
+mod common;
+
+use common::test_positions;
 use ryuo::nnue::features::NUM_FEATURES;
 use ryuo::nnue::{FEATURE_SET_ID, FORMAT_VERSION, MAGIC, QB};
-use ryuo::position::Position;
+
 use ryuo_train::checkpoint;
 use ryuo_train::dataset::Dataset;
-use ryuo_train::gradient::{accumulate_gradient, loss_sum, Loss, Objective, Scratch};
+use ryuo_train::gradient::{accumulate_gradient, Loss, Objective, Scratch};
 use ryuo_train::network::Network;
 use ryuo_train::quantise::QuantisedNet;
-use ryuo_train::selfplay::{random_play, random_positions};
+use ryuo_train::selfplay::random_play;
 use ryuo_train::train::{train, train_with_progress, BatchProgress, EpochReport};
 use ryuo_train::train::{TrainConfig, TrainState};
 
 fn config(epochs: usize, threads: usize) -> TrainConfig {
-    TrainConfig {
-        objective: Objective {
-            lambda: 0.75,
-            loss: Loss::Mse,
-            residual: false,
-        },
-        epochs,
-        batch_size: 256,
-        lr: 3e-3,
-        lr_drop_epoch: 0,
-        lr_gamma: 1.0,
-        threads,
-        seed: 11,
-        val_fraction: 0.1,
-        val_block: 1,
-        bucket_decay: 0.0,
-        mirror: false,
-    }
+    common::small_config(epochs, threads, 3e-3)
 }
 
 /// Trains a fresh network; returns it and the epoch reports.
@@ -145,12 +131,6 @@ fn quantised_file_round_trip() {
 }
 
 /// Positions from random games that the test nets did not train on.
-fn test_positions(n: usize) -> Vec<Position> {
-    let mut out = Vec::new();
-    random_positions(n, 99, |p| out.push(p.clone()));
-    out
-}
-
 #[test]
 fn quantised_evaluation_tracks_the_float_one() {
     let data = random_play(4000, 4);
@@ -247,38 +227,14 @@ fn gradient_matches_finite_differences() {
             checked.len()
         );
         checked.extend([l.ft_weights() + 5, l.out_weights() - 1]);
-        // A unit whose pre-activation lies within 2e of a kink of the
-        // clipped ReLU in some sample has no usable finite difference
-        // (f32 rules out a much smaller e): skip its first-layer entries.
+        // Units near a kink of the clipped ReLU have no usable difference.
+        let near_kink = common::units_near_a_kink(&net, &data);
         let h = net.hidden;
-        let mut near_kink = vec![false; h];
-        let mut acc = vec![0.0f32; h];
-        for i in 0..data.len() {
-            let s = data.get(i);
-            for features in [s.stm, s.other] {
-                net.accumulate(features, &mut acc);
-                for (k, a) in near_kink.iter_mut().zip(&acc) {
-                    *k |= a.abs() < 2e-3 || (a - 1.0).abs() < 2e-3;
-                }
-            }
-        }
         let unit = |i: usize| (i < l.out_weights()).then_some(i % h);
         checked.retain(|&i| unit(i).is_none_or(|j| !near_kink[j]));
         assert!(checked.len() > 100);
         for i in checked {
-            let e = 1e-3f32;
-            let kept = net.params[i];
-            net.params[i] = kept + e;
-            let plus = loss_sum(&net, &obj, &data, &indices);
-            net.params[i] = kept - e;
-            let minus = loss_sum(&net, &obj, &data, &indices);
-            net.params[i] = kept;
-            let numeric = (plus - minus) / (2.0 * e as f64);
-            let analytic = grad[i] as f64;
-            assert!(
-                (numeric - analytic).abs() <= 2e-4 + 2e-2 * analytic.abs(),
-                "{loss:?} parameter {i}: numeric {numeric}, analytic {analytic}"
-            );
+            common::assert_matches_finite_difference(&mut net, &obj, &data, &indices, i, grad[i]);
         }
     }
 }
