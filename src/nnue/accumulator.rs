@@ -114,8 +114,8 @@ impl Accumulators {
         let mut offsets = [0; 2];
         if BUCKETS {
             offsets = [set.offset(pos, Color::Black), set.offset(pos, Color::White)];
-            if n > 0 && changes_bucket(set, pos, n) {
-                let change = pos.state_change(n);
+            let change = (n > 0).then(|| pos.state_change(n));
+            if let Some(change) = change.filter(|c| c.mv.is_some() && moves_bucket(set, c)) {
                 let mover = change.moved.color();
                 offsets[mover.index()] = king_bucket(mover, Some(change.mv.from())) * NUM_FEATURES;
             }
@@ -272,10 +272,8 @@ fn finish(net: &Network, pos: &Position, output: Value) -> Value {
 
 /// Whether the move into state `i` moved a king to another bucket.
 fn changes_bucket(set: InputFeatures, pos: &Position, i: usize) -> bool {
-    set != InputFeatures::PieceSquare && {
-        let change = pos.state_change(i);
-        change.mv.is_some() && moves_bucket(set, &change)
-    }
+    let change = pos.state_change(i);
+    change.mv.is_some() && moves_bucket(set, &change)
 }
 
 /// Whether `change` (a move, not a null move) takes a king to another

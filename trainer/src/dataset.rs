@@ -161,17 +161,13 @@ impl Dataset {
     pub fn push_position(&mut self, pos: &Position, score: i16, result: i8) {
         let stm = pos.side_to_move();
         let base = ryuo::eval::evaluate(pos).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
-        match self.encoding {
-            Encoding::Ryuo | Encoding::RyuoKingBuckets => {
-                let set = self
-                    .encoding
-                    .input_features()
-                    .unwrap_or(InputFeatures::PieceSquare);
+        match self.encoding.input_features() {
+            Some(set) => {
                 let us = set.active(pos, stm);
                 let them = set.active(pos, !stm);
                 self.push_raw(&us, &them, score, result, base);
             }
-            Encoding::HalfKp => {
+            None => {
                 let us = halfkp_features(pos, stm);
                 let them = halfkp_features(pos, !stm);
                 self.push_raw(&us, &them, score, result, base);

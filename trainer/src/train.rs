@@ -194,18 +194,19 @@ pub fn split_in_blocks(
     let mut blocks: Vec<u32> = (0..n.div_ceil(block) as u32).collect();
     blocks.shuffle(&mut StdRng::seed_from_u64(seed ^ 0x5EED_5A1D));
     let n_val = ((n as f64) * val_fraction.clamp(0.0, 1.0)).round() as usize;
-    let mut idx: Vec<u32> = Vec::with_capacity(n);
+    // Whole blocks go to validation until it holds `n_val` samples (the
+    // last one taken may overshoot by part of a block).
+    let (mut val, mut train) = (Vec::with_capacity(n_val), Vec::with_capacity(n));
     for b in blocks {
         let start = b as usize * block;
-        idx.extend(start as u32..(start + block).min(n) as u32);
+        let side = if val.len() < n_val {
+            &mut val
+        } else {
+            &mut train
+        };
+        side.extend(start as u32..(start + block).min(n) as u32);
     }
-    // Whole blocks only (the last one taken may overshoot by part of one).
-    let mut cut = n_val.div_ceil(block) * block;
-    if block == 1 || cut > n {
-        cut = n_val.min(n);
-    }
-    let train = idx.split_off(cut.min(idx.len()));
-    (idx, train)
+    (val, train)
 }
 
 /// Splits `items` into `parts` contiguous pieces as equal as possible.
