@@ -18,10 +18,12 @@ pub fn try_table<T: Default>(mib: usize, what: &str) -> Result<Vec<T>, String> {
     // Before the first touch, so that filling the table maps huge pages.
     crate::hints::advise_huge_pages(table.as_ptr(), count * std::mem::size_of::<T>());
     // Filling gigabytes takes seconds: in steps, so that a `quit` read
-    // meanwhile is obeyed at once.
+    // meanwhile is obeyed at once. The first step is always made, so a
+    // small table (the 1 MiB that stands in for a refused one) is had
+    // even while quitting.
     let step = (FILL_STEP_BYTES / std::mem::size_of::<T>().max(1)).max(1);
     while table.len() < count {
-        if fills_abandoned() {
+        if !table.is_empty() && fills_abandoned() {
             return Err(format!("{}: interrupted by quit", refuse()));
         }
         let n = step.min(count - table.len());
