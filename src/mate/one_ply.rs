@@ -26,20 +26,31 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     let us = pos.side_to_move();
     let ksq = pos.king_square(!us)?;
     let occ = pos.occupied();
-    let checks = pos.check_squares();
     let near = bitboard::king_attacks(ksq);
-    let knight_checks = checks.squares(PieceType::Knight);
-    // The squares next to the king that something of ours guards: a piece
-    // dropped or moved there is not simply taken. Most positions have
-    // none, and then only knights can mate by contact.
-    let mut guarded = bitboard::Bitboard::EMPTY;
-    for sq in near.and_not(pos.pieces_of(us)) {
-        if pos.attacks_square(us, sq, occ) {
-            guarded = guarded.with(sq);
+    let knight_checks = bitboard::knight_attacks(!us, ksq);
+    // One pass over our pieces that matter: the squares next to the king
+    // we attack once it has left its square. Those free of our pieces are
+    // guarded (a piece dropped or moved there is not simply taken: the
+    // king taking it leaves its square too); the rest free of its own
+    // pieces are its flights. Most positions guard none, and then only
+    // knights can mate by contact.
+    let unattacked = pos.king_escapes(!us, ksq, near);
+    let guarded = near.and_not(unattacked).and_not(pos.pieces_of(us));
+    let flights = unattacked.and_not(pos.pieces_of(!us));
+    let hand = pos.hand(us);
+    if guarded.is_empty() {
+        // Only a knight's check can mate: one in hand, or a knight of ours
+        // that reaches a knight-check square.
+        let knights = pos.pieces(us, PieceType::Knight);
+        let mut reachable = false;
+        for sq in knight_checks.and_not(pos.pieces_of(us)) {
+            reachable |= (bitboard::knight_attacks(!us, sq) & knights).any();
+        }
+        if !hand.has(PieceType::Knight) && !reachable {
+            return None;
         }
     }
-
-    let hand = pos.hand(us);
+    let checks = pos.check_squares();
     for pt in PieceType::HAND {
         if pt == PieceType::Pawn || !hand.has(pt) {
             continue;
@@ -54,8 +65,14 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
             if near.contains(to) && !guarded.contains(to) {
                 continue; // the king takes it
             }
+            // A flight the dropped piece does not cover stays open (the
+            // drop can only block our lines, which `mates` then sees).
+            let covered = bitboard::attacks(us, pt, to, occ.with(to).without(ksq));
+            if flights.without(to).and_not(covered).any() {
+                continue;
+            }
             let m = Move::drop(pt, to);
-            if !king_escapes(pos, ksq, pt, to, occ.with(to)) && mates(pos, m) {
+            if mates(pos, m) {
                 return Some(m);
             }
         }
