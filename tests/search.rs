@@ -324,7 +324,7 @@ fn cpu_specific_kernels_search_the_same_tree() {
     assert_eq!(bench_nodes(false), bench_nodes(true));
 }
 
-/// The mate-in-one test inside the search (`MateOnePly`) reaches the
+/// The mate-in-one test inside the search and quiescence (`MateOnePly`) reaches the
 /// search (the trees of the bench's tactical and endgame positions change)
 /// and keeps its answers sound: the same mates, and lines that are legal
 /// and end in mate. Whether it saves nodes is a bench figure (8 % at

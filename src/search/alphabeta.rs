@@ -896,6 +896,23 @@ pub(crate) fn qsearch<const PV: bool>(
         }
     }
 
+    // A contact mate in one at a node without a hash entry (YaneuraOu asks
+    // here too): with a material-only or misjudging evaluation, a mate one
+    // ply below the horizon is otherwise scored as quiet.
+    if ctx.options.features.mate_one_ply && !in_check && tt_hit.is_none() {
+        if let Some(m) = contact_mate_in_one(&mut td.pos) {
+            let v = mate_in(ply + 1);
+            if PV {
+                td.pv_len[ply + 1] = ply + 1;
+                update_pv(td, ply, m);
+            }
+            let eval = td.evaluate(&ctx.options.evaluator);
+            ctx.tt
+                .store(key, m, value_to_tt(v, ply), eval, -1, Bound::Exact, PV);
+            return v;
+        }
+    }
+
     let raw_eval;
     let static_eval;
     let mut best_value;
