@@ -186,6 +186,35 @@ fn update_pv(td: &mut ThreadData, ply: usize, m: Move) {
     td.pv_len[ply] = child_len;
 }
 
+/// The value of a contact mate in one for the side to move at `ply`, if
+/// there is one (`MateOnePly`, in the search and in quiescence): at PV
+/// nodes the mating move ends the line, and the hash entry holds at any
+/// depth, since the mate is proven however deep the node is searched.
+fn contact_mate_value<const PV: bool>(
+    td: &mut ThreadData,
+    ctx: &SearchContext,
+    ply: usize,
+    key: u64,
+) -> Option<Value> {
+    let m = contact_mate_in_one(&mut td.pos)?;
+    let v = mate_in(ply + 1);
+    if PV {
+        td.pv_len[ply + 1] = ply + 1;
+        update_pv(td, ply, m);
+    }
+    let eval = td.evaluate(&ctx.options.evaluator);
+    ctx.tt.store(
+        key,
+        m,
+        value_to_tt(v, ply),
+        eval,
+        MAX_PLY as i32,
+        Bound::Exact,
+        false,
+    );
+    Some(v)
+}
+
 /// Negamax alpha-beta search of the position in `td.pos` to `depth` plies.
 /// `PV`: the node lies on the principal variation (full window).
 /// `cut_node`: a null-window node expected to fail high.
@@ -273,23 +302,7 @@ pub(crate) fn search<const PV: bool>(
     // nodes the mating move ends the line). Not at the root, which must
     // score its moves; not with a hash entry, whose node was asked before.
     if !root && !in_check && !excluding && tt_hit.is_none() && features.mate_one_ply {
-        if let Some(m) = contact_mate_in_one(&mut td.pos) {
-            let v = mate_in(ply + 1);
-            if PV {
-                td.pv_len[ply + 1] = ply + 1;
-                update_pv(td, ply, m);
-            }
-            let eval = td.evaluate(&ctx.options.evaluator);
-            // Proven at any depth.
-            ctx.tt.store(
-                key,
-                m,
-                value_to_tt(v, ply),
-                eval,
-                MAX_PLY as i32,
-                Bound::Exact,
-                false,
-            );
+        if let Some(v) = contact_mate_value::<PV>(td, ctx, ply, key) {
             return v;
         }
     }
@@ -900,15 +913,7 @@ pub(crate) fn qsearch<const PV: bool>(
     // here too): with a material-only or misjudging evaluation, a mate one
     // ply below the horizon is otherwise scored as quiet.
     if ctx.options.features.mate_one_ply && !in_check && tt_hit.is_none() {
-        if let Some(m) = contact_mate_in_one(&mut td.pos) {
-            let v = mate_in(ply + 1);
-            if PV {
-                td.pv_len[ply + 1] = ply + 1;
-                update_pv(td, ply, m);
-            }
-            let eval = td.evaluate(&ctx.options.evaluator);
-            ctx.tt
-                .store(key, m, value_to_tt(v, ply), eval, -1, Bound::Exact, PV);
+        if let Some(v) = contact_mate_value::<PV>(td, ctx, ply, key) {
             return v;
         }
     }
