@@ -38,15 +38,15 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     let guarded = near.and_not(unattacked).and_not(pos.pieces_of(us));
     let flights = unattacked.and_not(pos.pieces_of(!us));
     let hand = pos.hand(us);
-    if guarded.is_empty() {
-        // Only a knight's check can mate: one in hand, or a knight of ours
-        // that reaches a knight-check square.
+    if guarded.is_empty() && !hand.has(PieceType::Knight) {
+        // Only a knight's check can mate, and none is in hand: a knight of
+        // ours must reach a knight-check square.
         let knights = pos.pieces(us, PieceType::Knight);
         let mut reachable = false;
         for sq in knight_checks.and_not(pos.pieces_of(us)) {
             reachable |= (bitboard::knight_attacks(!us, sq) & knights).any();
         }
-        if !hand.has(PieceType::Knight) && !reachable {
+        if !reachable {
             return None;
         }
     }
