@@ -326,10 +326,9 @@ fn cpu_specific_kernels_search_the_same_tree() {
 
 /// The mate-in-one test inside the search and quiescence (`MateOnePly`)
 /// reaches the search (the trees of the bench's tactical and endgame
-/// positions change)
-/// and keeps its answers sound: the same mates, and lines that are legal
-/// and end in mate. Whether it saves nodes is a bench figure (8 % at
-/// depth 12), not a test.
+/// positions change) and keeps its answers sound: the same mates, and
+/// lines that are legal and end in mate. Whether it saves nodes is a
+/// bench figure (8 % at depth 12), not a test.
 #[test]
 fn mate_in_one_nodes_keep_the_search_sound() {
     let run = |sfen: &str, depth: i32, mate_one_ply: bool| {
