@@ -19,6 +19,7 @@
 use super::features::{board_feature, hand_feature, king_bucket, InputFeatures, NUM_FEATURES};
 use super::kernels::{add_row, sub_row, update_1_1, update_2_2};
 use super::network::Network;
+use super::refresh_cache::RefreshCache;
 use super::{EVAL_SCALE, QA, QB};
 use crate::position::Position;
 use crate::types::{Color, Piece, PieceType, Value};
@@ -55,6 +56,8 @@ pub struct Accumulators {
     valid: Vec<bool>,
     /// `RING × 2 perspectives × hidden` pre-activations.
     values: Vec<i16>,
+    /// Where refreshes start from.
+    cache: RefreshCache,
 }
 
 impl Default for Accumulators {
@@ -72,6 +75,7 @@ impl Accumulators {
             keys: vec![0; RING],
             valid: vec![false; RING],
             values: Vec::new(),
+            cache: RefreshCache::new(),
         }
     }
 
@@ -84,6 +88,7 @@ impl Accumulators {
         self.net = Some(Arc::clone(net));
         self.hidden = net.hidden();
         self.values = vec![0; RING * 2 * self.hidden];
+        self.cache.bind(net);
         self.valid.iter_mut().for_each(|v| *v = false);
     }
 
@@ -165,11 +170,7 @@ impl Accumulators {
     /// Computes `p`'s accumulator of the position in `slot`.
     fn refresh_perspective(&mut self, net: &Network, pos: &Position, slot: usize, p: Color) {
         let range = self.range(slot, p);
-        let acc = &mut self.values[range];
-        acc.copy_from_slice(&net.ft_bias);
-        for f in net.features().active(pos, p) {
-            add_row(acc, net.row(f as usize));
-        }
+        self.cache.refresh(net, pos, p, &mut self.values[range]);
     }
 
     /// The move into state `i`, applied forward (`i - 1` → `i`) or

@@ -92,6 +92,7 @@ pub fn wrap_standard(nn_bin: &[u8], flags: u32) -> Vec<u8> {
 mod accumulator;
 mod kernels;
 pub mod network;
+mod refresh_cache;
 pub mod standard;
 
 pub use accumulator::{evaluate_from_scratch, Accumulators, MAX_EVAL};
