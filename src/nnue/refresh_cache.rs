@@ -13,7 +13,7 @@
 //! Exact: rows are added and removed in wrapping 16-bit arithmetic, so an
 //! entry always equals the bias plus the rows of the features it records.
 
-use super::features::{active_features, InputFeatures, NUM_FEATURES};
+use super::features::{active_features, NUM_FEATURES};
 use super::kernels::{add_row, sub_row};
 use super::network::Network;
 use crate::position::Position;
@@ -58,8 +58,7 @@ impl RefreshCache {
     /// Writes `perspective`'s accumulator of `pos` into `out`, from the
     /// cached entry of its bucket, which it then replaces.
     pub fn refresh(&mut self, net: &Network, pos: &Position, perspective: Color, out: &mut [i16]) {
-        let set: InputFeatures = net.features();
-        let offset = set.offset(pos, perspective);
+        let offset = net.features().offset(pos, perspective);
         let entry = perspective.index() * self.buckets + offset / NUM_FEATURES;
         let mut now: FeatureBits = [0; WORDS];
         for f in active_features(pos, perspective) {
@@ -96,6 +95,7 @@ impl Default for RefreshCache {
 mod tests {
     use super::*;
     use crate::movegen::legal_moves;
+    use crate::nnue::features::InputFeatures;
     use rand::rngs::StdRng;
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
