@@ -5,8 +5,8 @@
 //! way whatever `NUM_FEATURES` is.
 
 use crate::dataset::{Dataset, Sample};
-use crate::network::{Network, RowList};
-use ryuo::nnue::features::{InputFeatures, MAX_ACTIVE};
+use crate::network::{accumulate_table, Network, RowList};
+use ryuo::nnue::features::{InputFeatures, MAX_ACTIVE, NUM_FEATURES};
 use ryuo::nnue::EVAL_SCALE;
 
 /// The training objective on `p = sigmoid(y)` against the target `t`.
@@ -100,14 +100,14 @@ impl Scratch {
 }
 
 /// The logit of a sample, leaving both perspectives' pre-activations in
-/// `scratch`; `rows` are each perspective's rows (`Layout::rows_of`).
-fn forward(net: &Network, rows: &[RowList; 2], scratch: &mut Scratch) -> f32 {
+/// `scratch`; `rows` are each perspective's rows of `table`.
+fn forward(net: &Network, table: &[f32], rows: &[RowList; 2], scratch: &mut Scratch) -> f32 {
     let h = net.hidden;
     let w = net.out_weights();
     let mut y = net.out_bias();
     for (half, features) in rows.iter().enumerate() {
         let acc = &mut scratch.acc[half];
-        net.accumulate_rows(features, acc);
+        accumulate_table(table, net.ft_bias(), features, acc);
         y += acc
             .iter()
             .zip(&w[half * h..(half + 1) * h])
@@ -144,8 +144,32 @@ fn sample<'a>(data: &'a Dataset, i: u32, buf: &'a mut MirrorBuf) -> Sample<'a> {
     }
 }
 
+/// The feature rows of `net` as `Layout::rows_of` indexes them.
+fn own_rows(net: &Network) -> &[f32] {
+    let layout = net.layout();
+    &net.params[layout.ft_weights()..layout.out_weights()]
+}
+
+/// The rows a sample's perspective reads: with `folded` rows, its features
+/// alone; else `Layout::rows_of` (with factor rows).
+fn rows_for(net: &Network, folded: bool, features: &[u16]) -> RowList {
+    if folded {
+        features.iter().copied().take(MAX_ACTIVE).collect()
+    } else {
+        net.layout().rows_of(features)
+    }
+}
+
 /// Adds `scale ·` the gradient of the loss summed over samples `indices`
 /// of `data` to `grad` (the network's layout); returns the summed loss.
+///
+/// `folded`, when not empty, is `Network::fold_into`'s copy of a
+/// factorised network's rows: the forward pass reads one folded row per
+/// feature instead of a bucket row and a factor row, and the gradient goes
+/// to the bucket rows only. A factor row's gradient is then the sum of its
+/// bucket rows' (`sum_factor_gradient`), which the caller adds once per
+/// batch instead of once per sample.
+#[allow(clippy::too_many_arguments)]
 pub fn accumulate_gradient(
     net: &Network,
     obj: &Objective,
@@ -154,16 +178,22 @@ pub fn accumulate_gradient(
     scale: f32,
     scratch: &mut Scratch,
     grad: &mut [f32],
+    folded: &[f32],
 ) -> f64 {
     let h = net.hidden;
     let layout = net.layout();
     let w = net.out_weights();
+    let is_folded = !folded.is_empty();
+    let table = if is_folded { folded } else { own_rows(net) };
     let mut total = 0.0f64;
     let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
     for &i in indices {
         let s = sample(data, i, &mut buf);
-        let rows = [layout.rows_of(s.stm), layout.rows_of(s.other)];
-        let y = obj.logit(forward(net, &rows, scratch), &s);
+        let rows = [
+            rows_for(net, is_folded, s.stm),
+            rows_for(net, is_folded, s.other),
+        ];
+        let y = obj.logit(forward(net, table, &rows, scratch), &s);
         let (loss, slope) = obj.loss_and_slope(y, obj.target(&s));
         total += loss;
         let g = slope * scale;
@@ -194,6 +224,26 @@ pub fn accumulate_gradient(
         }
     }
     total
+}
+
+/// Sets each factor row of `grad` (a factorised network's layout) to the
+/// sum of its bucket rows' gradients: what per-sample factor updates would
+/// have added (see `accumulate_gradient`).
+pub fn sum_factor_gradient(net: &Network, grad: &mut [f32]) {
+    let layout = net.layout();
+    if !layout.factorised() {
+        return;
+    }
+    let h = net.hidden;
+    let start = layout.ft_weights();
+    let (buckets, factors) =
+        grad[start..layout.out_weights()].split_at_mut(net.features.rows() * h);
+    factors.fill(0.0);
+    for bucket in buckets.chunks(NUM_FEATURES * h) {
+        for (a, b) in factors.iter_mut().zip(bucket) {
+            *a += b;
+        }
+    }
 }
 
 /// Units handled together by `add_to_rows`.
@@ -232,7 +282,7 @@ pub fn loss_sum(net: &Network, obj: &Objective, data: &Dataset, indices: &[u32])
         .map(|&i| {
             let s = sample(data, i, &mut buf);
             let rows = [layout.rows_of(s.stm), layout.rows_of(s.other)];
-            let y = obj.logit(forward(net, &rows, &mut scratch), &s);
+            let y = obj.logit(forward(net, own_rows(net), &rows, &mut scratch), &s);
             obj.loss_and_slope(y, obj.target(&s)).0
         })
         .sum()

@@ -230,33 +230,28 @@ impl Network {
     }
 
     /// Pre-activation of one perspective: bias plus the given rows.
-    ///
-    /// Works in tiles of `TILE` units so that a tile of the accumulator
-    /// stays in registers while every active row is added to it; each
-    /// unit still sums bias then rows in feature order.
     pub fn accumulate_rows(&self, features: &[u16], acc: &mut [f32]) {
-        let h = self.hidden;
         let rows = &self.params[self.layout().ft_weights()..self.layout().out_weights()];
-        let mut start = 0;
-        while start + TILE <= h {
-            let mut tile: [f32; TILE] = self.ft_bias()[start..start + TILE].try_into().unwrap();
-            for &f in features {
-                let at = f as usize * h + start;
-                let row: &[f32; TILE] = rows[at..at + TILE].try_into().unwrap();
-                for (t, w) in tile.iter_mut().zip(row) {
-                    *t += w;
-                }
-            }
-            acc[start..start + TILE].copy_from_slice(&tile);
-            start += TILE;
+        accumulate_table(rows, self.ft_bias(), features, acc);
+    }
+
+    /// The bucket rows with their factor rows folded in (`folded_row` of
+    /// every feature of the set), written into `out`; empty without
+    /// factor rows. The trainer reads these in its forward pass, one row
+    /// a feature instead of two.
+    pub fn fold_into(&self, out: &mut Vec<f32>) {
+        out.clear();
+        if !self.layout().factorised() {
+            return;
         }
-        if start < h {
-            acc[start..].copy_from_slice(&self.ft_bias()[start..]);
-            for &f in features {
-                let at = f as usize * h;
-                for (a, w) in acc[start..].iter_mut().zip(&rows[at + start..at + h]) {
-                    *a += w;
-                }
+        let h = self.hidden;
+        let start = self.layout().ft_weights();
+        let buckets = &self.params[start..start + self.features.rows() * h];
+        let factors = &self.params[start + buckets.len()..self.layout().out_weights()];
+        out.extend_from_slice(buckets);
+        for bucket in out.chunks_mut(NUM_FEATURES * h) {
+            for (a, b) in bucket.iter_mut().zip(factors) {
+                *a += b;
             }
         }
     }
@@ -294,6 +289,38 @@ impl Network {
         for (i, p) in self.params.iter_mut().enumerate() {
             let lim = l.limit(i);
             *p = p.clamp(-lim, lim);
+        }
+    }
+}
+
+/// Pre-activation of one perspective: `bias` plus the rows `features` of
+/// `rows` (rows of `bias.len()` units).
+///
+/// Works in tiles of `TILE` units so that a tile of the accumulator stays
+/// in registers while every active row is added to it; each unit still
+/// sums bias then rows in feature order.
+pub fn accumulate_table(rows: &[f32], bias: &[f32], features: &[u16], acc: &mut [f32]) {
+    let h = bias.len();
+    let mut start = 0;
+    while start + TILE <= h {
+        let mut tile: [f32; TILE] = bias[start..start + TILE].try_into().unwrap();
+        for &f in features {
+            let at = f as usize * h + start;
+            let row: &[f32; TILE] = rows[at..at + TILE].try_into().unwrap();
+            for (t, w) in tile.iter_mut().zip(row) {
+                *t += w;
+            }
+        }
+        acc[start..start + TILE].copy_from_slice(&tile);
+        start += TILE;
+    }
+    if start < h {
+        acc[start..h].copy_from_slice(&bias[start..]);
+        for &f in features {
+            let at = f as usize * h;
+            for (a, w) in acc[start..h].iter_mut().zip(&rows[at + start..at + h]) {
+                *a += w;
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ use common::test_positions;
 use rand::{Rng, SeedableRng};
 use ryuo::nnue::features::{InputFeatures, NUM_FEATURES};
 use ryuo_train::dataset::Encoding;
-use ryuo_train::gradient::{accumulate_gradient, Loss, Objective, Scratch};
+use ryuo_train::gradient::{accumulate_gradient, sum_factor_gradient, Loss, Objective, Scratch};
 use ryuo_train::network::Network;
 use ryuo_train::quantise::QuantisedNet;
 use ryuo_train::selfplay::random_play_encoded;
@@ -97,7 +97,16 @@ fn king_bucket_gradient_matches_finite_differences() {
     }
     let mut grad = vec![0.0f32; net.params.len()];
     let mut scratch = Scratch::new(h);
-    accumulate_gradient(&net, &obj, &data, &indices, 1.0, &mut scratch, &mut grad);
+    accumulate_gradient(
+        &net,
+        &obj,
+        &data,
+        &indices,
+        1.0,
+        &mut scratch,
+        &mut grad,
+        &[],
+    );
     let factor_start = l.ft_weights() + KB.rows() * h;
     let nonzero: Vec<usize> = (0..net.params.len()).filter(|&i| grad[i] != 0.0).collect();
     let in_factor = nonzero
@@ -123,6 +132,70 @@ fn king_bucket_gradient_matches_finite_differences() {
         checked += 1;
     }
     assert!(checked > 50, "{checked}");
+}
+
+/// The trainer's fast path (folded rows forward, gradient into the bucket
+/// rows, factor rows' gradient summed from them once) gives the gradient
+/// of the plain path (bucket row and factor row per feature and sample).
+#[test]
+fn folded_gradient_equals_the_per_sample_factor_gradient() {
+    let data = random_play_encoded(40, 7, Encoding::RyuoKingBuckets);
+    let indices: Vec<u32> = (0..data.len() as u32).collect();
+    let obj = Objective {
+        lambda: 0.7,
+        loss: Loss::Mse,
+        residual: false,
+    };
+    let h = 32;
+    let mut net = Network::new_of(KB, h, 8);
+    let l = net.layout();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    for w in &mut net.params[l.ft_weights()..l.ft_weights() + KB.rows() * h] {
+        *w = rng.gen_range(-0.05..0.05);
+    }
+    let mut scratch = Scratch::new(h);
+    let mut plain = vec![0.0f32; net.params.len()];
+    let loss_plain = accumulate_gradient(
+        &net,
+        &obj,
+        &data,
+        &indices,
+        0.5,
+        &mut scratch,
+        &mut plain,
+        &[],
+    );
+    let mut folded_rows = Vec::new();
+    net.fold_into(&mut folded_rows);
+    assert_eq!(folded_rows.len(), KB.rows() * h);
+    let mut fast = vec![0.0f32; net.params.len()];
+    let loss_fast = accumulate_gradient(
+        &net,
+        &obj,
+        &data,
+        &indices,
+        0.5,
+        &mut scratch,
+        &mut fast,
+        &folded_rows,
+    );
+    sum_factor_gradient(&net, &mut fast);
+    assert!(
+        (loss_plain - loss_fast).abs() <= 1e-6 * loss_plain,
+        "{loss_plain} {loss_fast}"
+    );
+    let factor_start = l.ft_weights() + KB.rows() * h;
+    let factor_nonzero = plain[factor_start..l.out_weights()]
+        .iter()
+        .filter(|&&g| g != 0.0)
+        .count();
+    assert!(factor_nonzero > 100, "{factor_nonzero}");
+    for (i, (a, b)) in plain.iter().zip(&fast).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-6 + 1e-4 * a.abs(),
+            "parameter {i}: {a} against {b}"
+        );
+    }
 }
 
 /// `bucket_decay` pulls the bucket rows towards zero (the shared rows):

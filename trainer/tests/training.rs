@@ -217,7 +217,16 @@ fn gradient_matches_finite_differences() {
         }
         let mut grad = vec![0.0f32; net.params.len()];
         let mut scratch = Scratch::new(net.hidden);
-        accumulate_gradient(&net, &obj, &data, &indices, 1.0, &mut scratch, &mut grad);
+        accumulate_gradient(
+            &net,
+            &obj,
+            &data,
+            &indices,
+            1.0,
+            &mut scratch,
+            &mut grad,
+            &[],
+        );
         // Every non-zero gradient entry, plus some zero ones (rows of
         // inactive features), is checked.
         let mut checked: Vec<usize> = (0..net.params.len()).filter(|&i| grad[i] != 0.0).collect();
