@@ -74,6 +74,19 @@ fn a_trained_king_bucket_network_exports_what_the_engine_reads() {
     assert!(mean < 5.0, "quantised vs float: mean {mean} cp");
 }
 
+/// A fresh king-bucket network of width `h` (seed `seed`) whose bucket rows
+/// are small random values (seed `rows_seed`) instead of zero, so that
+/// the bucket and factor rows differ.
+fn with_random_buckets(h: usize, seed: u64, rows_seed: u64) -> Network {
+    let mut net = Network::new_of(KB, h, seed);
+    let l = net.layout();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(rows_seed);
+    for w in &mut net.params[l.ft_weights()..l.ft_weights() + KB.rows() * h] {
+        *w = rng.gen_range(-0.05..0.05);
+    }
+    net
+}
+
 /// The gradient of bucket rows and factor rows alike matches finite
 /// differences (bucket rows made non-zero first).
 #[test]
@@ -86,12 +99,8 @@ fn king_bucket_gradient_matches_finite_differences() {
         residual: false,
     };
     let h = 32;
-    let mut net = Network::new_of(KB, h, 6);
+    let mut net = with_random_buckets(h, 6, 3);
     let l = net.layout();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
-    for w in &mut net.params[l.ft_weights()..l.ft_weights() + KB.rows() * h] {
-        *w = rng.gen_range(-0.05..0.05);
-    }
     for w in &mut net.params[l.out_weights()..l.out_bias()] {
         *w *= 4.0;
     }
@@ -147,12 +156,8 @@ fn folded_gradient_equals_the_per_sample_factor_gradient() {
         residual: false,
     };
     let h = 32;
-    let mut net = Network::new_of(KB, h, 8);
+    let net = with_random_buckets(h, 8, 5);
     let l = net.layout();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-    for w in &mut net.params[l.ft_weights()..l.ft_weights() + KB.rows() * h] {
-        *w = rng.gen_range(-0.05..0.05);
-    }
     let mut scratch = Scratch::new(h);
     let mut plain = vec![0.0f32; net.params.len()];
     let loss_plain = accumulate_gradient(
