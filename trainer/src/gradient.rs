@@ -144,12 +144,6 @@ fn sample<'a>(data: &'a Dataset, i: u32, buf: &'a mut MirrorBuf) -> Sample<'a> {
     }
 }
 
-/// The feature rows of `net` as `Layout::rows_of` indexes them.
-fn own_rows(net: &Network) -> &[f32] {
-    let layout = net.layout();
-    &net.params[layout.ft_weights()..layout.out_weights()]
-}
-
 /// The rows a sample's perspective reads: with `folded` rows, its features
 /// alone; else `Layout::rows_of` (with factor rows).
 fn rows_for(net: &Network, folded: bool, features: &[u16]) -> RowList {
@@ -184,7 +178,11 @@ pub fn accumulate_gradient(
     let layout = net.layout();
     let w = net.out_weights();
     let is_folded = !folded.is_empty();
-    let table = if is_folded { folded } else { own_rows(net) };
+    let table = if is_folded {
+        folded
+    } else {
+        net.feature_rows()
+    };
     let mut total = 0.0f64;
     let mut buf: MirrorBuf = [[0; MAX_ACTIVE]; 2];
     for &i in indices {
@@ -282,7 +280,7 @@ pub fn loss_sum(net: &Network, obj: &Objective, data: &Dataset, indices: &[u32])
         .map(|&i| {
             let s = sample(data, i, &mut buf);
             let rows = [layout.rows_of(s.stm), layout.rows_of(s.other)];
-            let y = obj.logit(forward(net, own_rows(net), &rows, &mut scratch), &s);
+            let y = obj.logit(forward(net, net.feature_rows(), &rows, &mut scratch), &s);
             obj.loss_and_slope(y, obj.target(&s)).0
         })
         .sum()

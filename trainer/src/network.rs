@@ -229,10 +229,16 @@ impl Network {
         self.accumulate_rows(&self.layout().rows_of(features), acc);
     }
 
+    /// Every row of feature weights (factor rows included), as
+    /// `Layout::rows_of` indexes them.
+    pub fn feature_rows(&self) -> &[f32] {
+        let l = self.layout();
+        &self.params[l.ft_weights()..l.out_weights()]
+    }
+
     /// Pre-activation of one perspective: bias plus the given rows.
     pub fn accumulate_rows(&self, features: &[u16], acc: &mut [f32]) {
-        let rows = &self.params[self.layout().ft_weights()..self.layout().out_weights()];
-        accumulate_table(rows, self.ft_bias(), features, acc);
+        accumulate_table(self.feature_rows(), self.ft_bias(), features, acc);
     }
 
     /// The bucket rows with their factor rows folded in (`folded_row` of
@@ -244,12 +250,11 @@ impl Network {
         if !self.layout().factorised() {
             return;
         }
-        let h = self.hidden;
-        let start = self.layout().ft_weights();
-        let buckets = &self.params[start..start + self.features.rows() * h];
-        let factors = &self.params[start + buckets.len()..self.layout().out_weights()];
+        let (buckets, factors) = self
+            .feature_rows()
+            .split_at(self.features.rows() * self.hidden);
         out.extend_from_slice(buckets);
-        for bucket in out.chunks_mut(NUM_FEATURES * h) {
+        for bucket in out.chunks_mut(NUM_FEATURES * self.hidden) {
             for (a, b) in bucket.iter_mut().zip(factors) {
                 *a += b;
             }

@@ -307,6 +307,7 @@ fn step(
     let (c1, c2) = (1.0 - BETA1.powi(t), 1.0 - BETA2.powi(t));
     let segments = segments(state.net.layout(), 1.0 - lr * bucket_decay);
     let segments = &segments;
+    let adam = &AdamStep { lr, c1, c2 };
     let len = state.net.params.len();
     let per = len.div_ceil(threads);
     let grads = &workers.grads[..used];
@@ -324,14 +325,8 @@ fn step(
                         continue;
                     }
                     let local = lo - base..hi - base;
-                    let run = AdamRun {
-                        lr,
-                        c1,
-                        c2,
-                        lim: seg.lim,
-                        keep: seg.keep,
-                    };
-                    run.apply(
+                    adam.apply(
+                        seg,
                         &mut p[local.clone()],
                         &mut m[local.clone()],
                         &mut v[local],
@@ -376,23 +371,30 @@ fn segments(layout: Layout, keep: f32) -> [Segment; 5] {
     ]
 }
 
-/// The constants of Adam over one `Segment`.
-struct AdamRun {
+/// The constants of one Adam step: the rate and the bias corrections.
+struct AdamStep {
     lr: f32,
     c1: f32,
     c2: f32,
-    lim: f32,
-    keep: f32,
 }
 
-impl AdamRun {
-    /// Updates `p` (parameters `at..` of the layout) and its moments from
-    /// the gradient buffers summed in order. In tiles with constants only,
+impl AdamStep {
+    /// Updates `p` (parameters `at..` of the layout, inside `seg`) and its
+    /// moments from the gradient buffers summed in order. In tiles with constants only,
     /// so that the compiler vectorises it: element by element, with a
     /// branch per parameter, it took about a fifth of a king-bucket run's
     /// time (6 M parameters a step; 10 % now, by `perf`).
     #[inline(never)]
-    fn apply(&self, p: &mut [f32], m: &mut [f32], v: &mut [f32], grads: &[Vec<f32>], at: usize) {
+    fn apply(
+        &self,
+        seg: &Segment,
+        p: &mut [f32],
+        m: &mut [f32],
+        v: &mut [f32],
+        grads: &[Vec<f32>],
+        at: usize,
+    ) {
+        let (lim, keep) = (seg.lim, seg.keep);
         const TILE: usize = 256;
         let mut tile = [0.0f32; TILE];
         let mut start = 0;
@@ -415,7 +417,7 @@ impl AdamRun {
                 *m = BETA1 * *m + (1.0 - BETA1) * g;
                 *v = BETA2 * *v + (1.0 - BETA2) * g * g;
                 let update = self.lr * (*m / self.c1) / ((*v / self.c2).sqrt() + EPSILON);
-                *p = (*p * self.keep - update).clamp(-self.lim, self.lim);
+                *p = (*p * keep - update).clamp(-lim, lim);
             }
             start += n;
         }
