@@ -32,8 +32,9 @@ struct Cli {
     /// Training data: files of 40-byte PackedSfenValue records.
     files: Vec<PathBuf>,
     /// Network to train: `ryuo` (Ryuo's own RYUONNUE format), `ryuo-kb`
-    /// (the same with king buckets, factorised) or a YaneuraOu HalfKP
-    /// architecture (`halfkp_256x2-32-32`, …), written as an nn.bin file.
+    /// (the same with king buckets, factorised) or a YaneuraOu
+    /// architecture (`halfkp_256x2-32-32`, …, `kp_256x2-32-32`: pieces and
+    /// kings, two hidden layers), written as an nn.bin file.
     #[arg(long, default_value = "ryuo")]
     arch: String,
     /// Add this many samples from random games labelled by the hand-written
@@ -135,8 +136,9 @@ fn main() -> ExitCode {
 enum Target {
     /// Ryuo's own network of this feature set and hidden width.
     Ryuo(InputFeatures, usize),
-    /// A YaneuraOu HalfKP architecture.
-    HalfKp(Arch),
+    /// A YaneuraOu architecture (HalfKP, or K+P: its features are read
+    /// from the same encoding).
+    Standard(Arch),
 }
 
 /// What `--arch` (and `--hidden`) ask for.
@@ -156,21 +158,23 @@ fn target(cli: &Cli) -> Result<Target, String> {
         }
         return Ok(Target::Ryuo(set, hidden));
     }
-    let halfkp: Vec<&str> = ARCHITECTURES
-        .iter()
-        .filter(|(_, a)| a.features == FeatureSet::HalfKp)
-        .map(|(n, _)| *n)
-        .collect();
+    let standard: Vec<&str> = ARCHITECTURES.iter().map(|(n, _)| *n).collect();
     match Arch::by_name(&cli.arch) {
-        Some(a) if a.features == FeatureSet::HalfKp => {
+        Some(a) => {
             if cli.hidden.is_some() {
                 return Err(format!("--hidden: {} fixes the widths", cli.arch));
             }
-            Ok(Target::HalfKp(a))
+            if cli.king_mirror && a.features == FeatureSet::Kp {
+                return Err(format!(
+                    "--king-mirror: {} has no king squares to mirror",
+                    cli.arch
+                ));
+            }
+            Ok(Target::Standard(a))
         }
-        _ => Err(format!(
+        None => Err(format!(
             "--arch must be ryuo, ryuo-kb or one of {}",
-            halfkp.join(", ")
+            standard.join(", ")
         )),
     }
 }
@@ -193,7 +197,7 @@ fn run(cli: Cli) -> Result<(), String> {
     let encoding = match target {
         Target::Ryuo(InputFeatures::PieceSquare, _) => Encoding::Ryuo,
         Target::Ryuo(InputFeatures::KingBuckets, _) => Encoding::RyuoKingBuckets,
-        Target::HalfKp(_) => Encoding::HalfKp,
+        Target::Standard(_) => Encoding::HalfKp,
     };
     let data = load(&cli, threads, encoding)?;
     if data.is_empty() {
@@ -219,7 +223,7 @@ fn run(cli: Cli) -> Result<(), String> {
     };
     match target {
         Target::Ryuo(set, hidden) => run_ryuo(&cli, set, hidden, &data, &config),
-        Target::HalfKp(arch) => run_halfkp(&cli, arch, &data, &config),
+        Target::Standard(arch) => run_halfkp(&cli, arch, &data, &config),
     }
 }
 

@@ -471,3 +471,134 @@ fn a_king_mirrored_network_learns_45_king_squares_and_exports_all_81() {
     let (gap, _) = quantisation_gap(net, &engine, &data, &val);
     assert!(gap < 4.0, "mean |engine − float| {gap} cp");
 }
+
+fn kp_arch() -> Arch {
+    Arch::by_name("kp_256x2-32-32").unwrap()
+}
+
+/// `kp_256x2-32-32` (BonaPieces and both kings' squares, no factoriser):
+/// trained from the HalfKP encoding, its loss falls, and its file is what
+/// the engine evaluates, to the unit, within a few centipawns of the float
+/// network.
+#[test]
+fn a_kp_network_trains_and_the_engine_evaluates_its_file() {
+    let data = data(4000, 3);
+    let cfg = config(3, 2);
+    let mut state = HalfKpState::new(kp_arch(), cfg.seed);
+    assert!(!state.net.factorised());
+    assert_eq!(state.net.table.len(), (FE_END + 162) * 256);
+    let mut reports = Vec::new();
+    train(&mut state, &data, &cfg, 1, |_, r| reports.push(*r));
+    let losses: Vec<f64> = reports.iter().map(|r| r.val_loss.unwrap()).collect();
+    assert!(losses[2] < losses[0], "{losses:?}");
+    let l = state.net.layout();
+    assert!(
+        state.net.dense[l.factor()..l.l1_weights()]
+            .iter()
+            .all(|&p| p == 0.0),
+        "K+P has no factoriser: P stays zero"
+    );
+    let (val, train_idx) = split(data.len(), 0.1, 11);
+    let q = export(&state.net, &data, &train_idx[..1000]);
+    let bytes = q.to_bytes();
+    let engine = StandardNetwork::from_bytes(&bytes).unwrap();
+    assert_eq!(engine.arch(), kp_arch());
+    let held_out: Vec<Position> = val
+        .iter()
+        .map(|&i| data.position(i as usize).unwrap())
+        .collect();
+    for pos in test_positions(300).iter().chain(&held_out) {
+        let stm = pos.side_to_move();
+        let (us, them) = (halfkp_features(pos, stm), halfkp_features(pos, !stm));
+        assert_eq!(q.output(&us, &them), evaluate_from_scratch(&engine, pos));
+    }
+    let (gap, _) = quantisation_gap(&state.net, &engine, &data, &val);
+    assert!(gap < 2.0, "mean |engine − float| {gap} cp");
+}
+
+/// The K+P gradient of `W` (the 40 rows of each perspective, kings
+/// included) and of the dense layers matches finite differences.
+#[test]
+fn kp_gradient_matches_finite_differences() {
+    let data = data(6, 5);
+    let indices: Vec<u32> = (0..data.len() as u32).collect();
+    let obj = Objective {
+        lambda: 0.5,
+        loss: Loss::Mse,
+        residual: false,
+    };
+    let mut net = HalfKpNet::new(kp_arch(), 6);
+    net.quantisation_aware = false;
+    let l = net.layout();
+    for w in &mut net.dense[l.out_weights()..l.out_bias()] {
+        *w *= 4.0;
+    }
+    let (g_table, g_dense) = full_gradient(&net, &obj, &data, &indices);
+    assert!(g_dense[l.factor()..l.l1_weights()]
+        .iter()
+        .all(|&g| g == 0.0));
+    let h = l.half;
+    // Both kings' rows have gradient.
+    let king_rows = |block: usize| {
+        (FE_END + block..FE_END + block + 81)
+            .any(|r| g_table[r * h..(r + 1) * h].iter().any(|&g| g != 0.0))
+    };
+    assert!(king_rows(0) && king_rows(81));
+    let mut rng = StdRng::seed_from_u64(8);
+    let mut pick = |mut v: Vec<usize>, n: usize| {
+        v.shuffle(&mut rng);
+        v.truncate(n);
+        v
+    };
+    let table: Vec<usize> = pick(
+        (0..g_table.len()).filter(|&i| g_table[i] != 0.0).collect(),
+        300,
+    );
+    let dense: Vec<usize> = pick(
+        (0..l.factor())
+            .chain(l.l1_weights()..l.len())
+            .filter(|&i| g_dense[i] != 0.0)
+            .collect(),
+        300,
+    );
+    assert_eq!((table.len(), dense.len()), (300, 300));
+    let mut checked = 0;
+    for (in_table, i) in table
+        .into_iter()
+        .map(|i| (true, i))
+        .chain(dense.into_iter().map(|i| (false, i)))
+    {
+        let analytic = if in_table { g_table[i] } else { g_dense[i] } as f64;
+        let e = 1e-3f32;
+        let mut at = |delta: f32| {
+            let p = if in_table {
+                &mut net.table[i]
+            } else {
+                &mut net.dense[i]
+            };
+            let kept = *p;
+            *p = kept + delta;
+            let loss = loss_sum(&net, &obj, &data, &indices);
+            let p = if in_table {
+                &mut net.table[i]
+            } else {
+                &mut net.dense[i]
+            };
+            *p = kept;
+            loss
+        };
+        let (plus, zero, minus) = (at(e), at(0.0), at(-e));
+        let (fwd, bwd) = ((plus - zero) / e as f64, (zero - minus) / e as f64);
+        let tol = 1e-4 + 2e-2 * analytic.abs();
+        if (fwd - bwd).abs() > tol {
+            continue; // a clipped ReLU's kink lies within e
+        }
+        let numeric = (plus - minus) / (2.0 * e as f64);
+        assert!(
+            (numeric - analytic).abs() <= tol,
+            "{in_table} {i}: numeric {numeric}, analytic {analytic}"
+        );
+        checked += 1;
+    }
+    assert!(checked > 450, "{checked} checked");
+}

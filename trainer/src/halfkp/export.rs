@@ -41,7 +41,7 @@
 //! rounded weights; there the fit changes little (1.84 → 1.78 cp).
 
 use crate::dataset::Dataset;
-use crate::halfkp::features::{feature_index, king_is_mirrored, mirror_entry};
+use crate::halfkp::features::{feature_index, feature_rows, king_is_mirrored, mirror_entry};
 use crate::halfkp::gradient::Scratch;
 use crate::halfkp::network::{
     ft_integer, quantise, HalfKpNet, ACTIVATION_SCALE, FT_QUANT_LIMIT, FV_SCALE,
@@ -240,6 +240,10 @@ impl QuantisedNet {
         let ft = |x: f32| ft_integer(x).clamp(-lim, lim) as i16;
         let mut ft_weights = Vec::with_capacity(net.table.len());
         for r in 0..net.table.len() / h {
+            if !net.factorised() {
+                ft_weights.extend(net.table[r * h..(r + 1) * h].iter().map(|&w| ft(w)));
+                continue;
+            }
             // A king-mirrored network's row for a king on files 6–9 is the
             // mirrored feature's.
             let (king, bp) = ((r / FE_END) as u16, (r % FE_END) as u16);
@@ -303,10 +307,10 @@ impl QuantisedNet {
     fn transform(&self, stm: &[u16], other: &[u16]) -> Vec<u8> {
         let h = self.arch.half;
         let mut x = vec![0u8; 2 * h];
-        for (half, entries) in [stm, other].into_iter().enumerate() {
+        for (half, (own, enemy)) in [(stm, other), (other, stm)].into_iter().enumerate() {
             let mut acc = self.ft_bias.clone();
-            for &bp in &entries[1..] {
-                let f = feature_index(entries[0], bp);
+            for f in feature_rows(self.arch.features, own, enemy) {
+                let f = f as usize;
                 for (a, &w) in acc.iter_mut().zip(&self.ft_weights[f * h..(f + 1) * h]) {
                     *a = a.wrapping_add(w);
                 }

@@ -31,6 +31,31 @@ pub fn halfkp_features(pos: &Position, perspective: Color) -> [u16; ENTRIES] {
     out
 }
 
+/// The rows of a network's transformer that one perspective reads: 38
+/// for HalfKP, 40 for K+P (with the two kings).
+pub type Rows = arrayvec::ArrayVec<u32, { PIECES + 2 }>;
+
+/// The engine's features (transformer rows) of the perspective whose
+/// entries are `own`, given the other perspective's entries `enemy`:
+/// HalfKP, `king · FE_END + bp` for each BonaPiece; K+P, the BonaPieces
+/// themselves, then the own king's K feature (`FE_END + its square`) and
+/// the enemy king's (`FE_END + 81 +` its square from this side: the
+/// other perspective sees the board rotated, so `80 −` its entry).
+#[inline]
+pub fn feature_rows(set: FeatureSet, own: &[u16], enemy: &[u16]) -> Rows {
+    let pieces = own[1..].iter();
+    match set {
+        FeatureSet::HalfKp => pieces.map(|&bp| feature_index(own[0], bp) as u32).collect(),
+        FeatureSet::Kp => {
+            let mut rows: Rows = pieces.map(|&bp| u32::from(bp)).collect();
+            let squares = Square::NUM as u32;
+            rows.push(FE_END as u32 + u32::from(own[0]));
+            rows.push(FE_END as u32 + squares + (squares - 1 - u32::from(enemy[0])));
+            rows
+        }
+    }
+}
+
 /// The engine's feature index of BonaPiece `bp` for king square `king`.
 #[inline(always)]
 pub fn feature_index(king: u16, bp: u16) -> usize {
@@ -101,6 +126,26 @@ mod tests {
             m[1..].sort_unstable();
             expected[1..].sort_unstable();
             assert_eq!(m, expected);
+        }
+    }
+
+    #[test]
+    fn rows_are_the_engines_features_for_both_feature_sets() {
+        for seed in 1..6 {
+            let mut pos = Position::startpos();
+            crate::selfplay::random_positions(40 + 10 * seed, seed as u64, |p| pos = p.clone());
+            for set in [FeatureSet::HalfKp, FeatureSet::Kp] {
+                let layout = Layout::new(set);
+                for p in Color::ALL {
+                    let (own, enemy) = (halfkp_features(&pos, p), halfkp_features(&pos, !p));
+                    let mut rows = feature_rows(set, &own, &enemy).to_vec();
+                    let mut engine: Vec<u32> = layout.active(&pos, p).to_vec();
+                    rows.sort_unstable();
+                    engine.sort_unstable();
+                    assert_eq!(rows, engine, "{set:?} {p:?} {}", pos.to_sfen());
+                    assert!(rows.iter().all(|&r| (r as usize) < set.dimensions()));
+                }
+            }
         }
     }
 

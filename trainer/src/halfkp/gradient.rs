@@ -12,12 +12,14 @@
 
 use crate::dataset::{Dataset, Sample};
 use crate::gradient::{Objective, MIRROR};
-use crate::halfkp::features::{canonical, feature_index, mirror_entry, ENTRIES};
+use crate::halfkp::features::{mirror_entry, Rows, ENTRIES};
 use crate::halfkp::network::{DenseLayout, HalfKpNet};
 use ryuo::nnue::standard::{Arch, FE_END};
 
 /// Activations of one sample, kept for the backward pass.
 pub struct Scratch {
+    /// The rows of `W` each perspective read (side to move's first).
+    rows: [Rows; 2],
     /// Accumulators, side to move's then the other's (`2·half`).
     acc: Vec<f32>,
     /// `clamp(acc, 0, 1)`.
@@ -68,6 +70,7 @@ impl Scratch {
     pub fn new(arch: Arch) -> Scratch {
         let v = |n: usize| vec![0.0f32; n];
         Scratch {
+            rows: [Rows::new(), Rows::new()],
             acc: v(2 * arch.half),
             x: v(2 * arch.half),
             z1: v(arch.l1),
@@ -86,8 +89,9 @@ impl Scratch {
         let l = net.layout();
         let h = l.half;
         let d = net.forward_dense();
-        net.accumulate(stm, &mut self.acc[..h]);
-        net.accumulate(other, &mut self.acc[h..]);
+        self.rows = [net.rows(stm, other), net.rows(other, stm)];
+        net.accumulate(&self.rows[0], &mut self.acc[..h]);
+        net.accumulate(&self.rows[1], &mut self.acc[h..]);
         for (x, a) in self.x.iter_mut().zip(&self.acc) {
             *x = clip01(*a);
         }
@@ -292,19 +296,13 @@ pub fn accumulate_gradient(
         for (u, b) in dense[..h].iter_mut().enumerate() {
             *b += sc.dacc[u] + sc.dacc[h + u];
         }
-        for (half, entries) in [s.stm, s.other].into_iter().enumerate() {
+        for (half, rows) in sc.rows.iter().enumerate() {
             let delta = &sc.dacc[half * h..(half + 1) * h];
             if delta.iter().all(|&v| v == 0.0) {
                 continue;
             }
-            let mut buf = [0u16; ENTRIES];
-            let entries = if net.king_mirror {
-                canonical(entries, &mut buf)
-            } else {
-                entries
-            };
-            for &bp in &entries[1..] {
-                let row = table.row_mut(feature_index(entries[0], bp));
+            for &r in rows {
+                let row = table.row_mut(r as usize);
                 for (r, dv) in row.iter_mut().zip(delta) {
                     *r += dv;
                 }
@@ -351,7 +349,9 @@ pub fn full_gradient(
     for &r in table.rows() {
         let g = table.get(r as usize).unwrap();
         full[r as usize * h..(r as usize + 1) * h].copy_from_slice(g);
-        add_factor_gradient(&mut dense[l.factor()..l.l1_weights()], h, r as usize, g);
+        if net.factorised() {
+            add_factor_gradient(&mut dense[l.factor()..l.l1_weights()], h, r as usize, g);
+        }
     }
     (full, dense)
 }

@@ -58,7 +58,7 @@
 //! * Output weights within ±127·127/9600 ≈ 1.68 (`i8` at scale 9600/127).
 //! * Biases are `i32` in the file: no bound is needed.
 
-use crate::halfkp::features::{canonical, feature_index, halfkp_features, ENTRIES};
+use crate::halfkp::features::{canonical, feature_rows, halfkp_features, Rows, ENTRIES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use ryuo::nnue::standard::features::PIECES;
@@ -250,16 +250,18 @@ impl HalfKpNet {
     /// ±1/√inputs (PyTorch's default) and hidden biases 0.5, so that most
     /// units start inside the clipped ReLU's slope; output bias 0.
     pub fn new(arch: Arch, seed: u64) -> HalfKpNet {
-        assert_eq!(
-            arch.features,
-            FeatureSet::HalfKp,
-            "not a HalfKP architecture"
-        );
         let l = DenseLayout::of(arch);
         let mut rng = StdRng::seed_from_u64(seed);
         let mut dense = vec![0.0f32; l.len()];
         dense[..l.half].fill(0.5);
-        for w in &mut dense[l.factor() + l.half..l.l1_weights()] {
+        let mut table = zeroed_table(arch.features.dimensions() * arch.half);
+        // K+P has no factoriser (its rows are already shared by every king
+        // square): `W` starts as `P` would, `P` stays zero.
+        let first = match arch.features {
+            FeatureSet::HalfKp => &mut dense[l.factor()..l.l1_weights()],
+            FeatureSet::Kp => &mut table[..],
+        };
+        for w in &mut first[l.half..] {
             *w = rng.gen_range(-0.1..0.1);
         }
         let mut uniform = |range: std::ops::Range<usize>, fan_in: usize| {
@@ -275,7 +277,7 @@ impl HalfKpNet {
         dense[l.l2_bias()..l.out_weights()].fill(0.5);
         HalfKpNet {
             arch,
-            table: zeroed_table(arch.features.dimensions() * arch.half),
+            table,
             king_mirror: false,
             dense,
             quantisation_aware: false,
@@ -335,46 +337,60 @@ impl HalfKpNet {
         &self.dense[start..start + h]
     }
 
-    /// `acc = bias + Σ (W[row] + P[bp])` over one perspective's entries
-    /// (king square, then BonaPieces). Row by row: the accumulator stays
-    /// in L1 and each row streams in whole (measured 15 % faster than
+    /// Whether `P` exists: HalfKP's factoriser; K+P's rows are shared by
+    /// every king square already.
+    pub fn factorised(&self) -> bool {
+        self.arch.features == FeatureSet::HalfKp
+    }
+
+    /// The rows of `W` the perspective of entries `own` reads (the other
+    /// perspective's entries `enemy`), as `feature_rows`, read mirrored
+    /// when king-mirrored (`features::canonical`).
+    pub fn rows(&self, own: &[u16], enemy: &[u16]) -> Rows {
+        let mut buf = [0u16; ENTRIES];
+        let own = if self.king_mirror {
+            canonical(own, &mut buf)
+        } else {
+            own
+        };
+        feature_rows(self.arch.features, own, enemy)
+    }
+
+    /// `acc = bias + Σ (W[r] + P[bona piece of r])` over a perspective's
+    /// rows `rows` (`P` only where factorised). Row by row: the accumulator
+    /// stays in L1 and each row streams in whole (measured 15 % faster than
     /// adding tiles of 32 units over all rows, as Ryuo's own network does:
     /// here the rows come from memory more than from the caches).
-    pub fn accumulate(&self, entries: &[u16], acc: &mut [f32]) {
-        let mut buf = [0u16; ENTRIES];
-        let entries = if self.king_mirror {
-            canonical(entries, &mut buf)
-        } else {
-            entries
-        };
+    pub fn accumulate(&self, rows: &[u32], acc: &mut [f32]) {
         let h = self.arch.half;
-        let (king, pieces) = (entries[0], &entries[1..]);
         let l = self.layout();
         let factor = &self.dense[l.factor()..l.l1_weights()];
         let bias = &self.dense[..h];
+        let factorised = self.factorised();
+        // `P`'s row of `W` row `r`, or zeros (K+P keeps `P` at zero).
+        let p_row = |r: usize| {
+            let p = if factorised { r % FE_END } else { 0 } * h;
+            &factor[p..p + h]
+        };
         if !self.quantisation_aware {
             acc[..h].copy_from_slice(bias);
-            for &bp in pieces {
-                let w = feature_index(king, bp) * h;
-                let p = bp as usize * h;
-                let wr = &self.table[w..w + h];
-                let pr = &factor[p..p + h];
-                for ((t, a), b) in acc[..h].iter_mut().zip(wr).zip(pr) {
+            for &r in rows {
+                let r = r as usize;
+                let wr = &self.table[r * h..(r + 1) * h];
+                for ((t, a), b) in acc[..h].iter_mut().zip(wr).zip(p_row(r)) {
                     *t += a + b;
                 }
             }
             return;
         }
-        // The engine's integers: exact in `f32` (at most 39 · 840).
+        // The engine's integers: exact in `f32` (at most 41 · 840).
         for (t, &b) in acc[..h].iter_mut().zip(bias) {
             *t = ft_integer(b);
         }
-        for &bp in pieces {
-            let w = feature_index(king, bp) * h;
-            let p = bp as usize * h;
-            let wr = &self.table[w..w + h];
-            let pr = &factor[p..p + h];
-            for ((t, a), b) in acc[..h].iter_mut().zip(wr).zip(pr) {
+        for &r in rows {
+            let r = r as usize;
+            let wr = &self.table[r * h..(r + 1) * h];
+            for ((t, a), b) in acc[..h].iter_mut().zip(wr).zip(p_row(r)) {
                 *t += ft_integer(a + b);
             }
         }

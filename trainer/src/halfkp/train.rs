@@ -126,19 +126,22 @@ struct RowRange<'a> {
 
 /// Lazy Adam on the rows of `rows` that some thread touched, each row's
 /// gradient summed over the threads in order; `factor` (zeroed first)
-/// receives the sum of those gradients by BonaPiece, `P`'s gradient.
+/// receives the sum of those gradients by BonaPiece, `P`'s gradient
+/// (`None` for K+P, which has no `P`: it stays zero).
 /// (Out of line, like `accumulate_gradient`, so that profiles show it.)
 #[inline(never)]
 fn update_table_range(
     rows: RowRange,
     tables: &[TableGrad],
-    factor: &mut [f32],
+    mut factor: Option<&mut [f32]>,
     h: usize,
     lr: f32,
     c1: f32,
     c2: f32,
 ) {
-    factor.fill(0.0);
+    if let Some(f) = factor.as_deref_mut() {
+        f.fill(0.0);
+    }
     let first = rows.first;
     let range = first..first + rows.params.len() / h;
     let mut g = vec![0.0f32; h];
@@ -157,7 +160,9 @@ fn update_table_range(
                     }
                 }
             }
-            add_factor_gradient(factor, h, r, &g);
+            if let Some(f) = factor.as_deref_mut() {
+                add_factor_gradient(f, h, r, &g);
+            }
             let at = (r - first) * h;
             let p = &mut rows.params[at..at + h];
             let m = &mut rows.m[at..at + h];
@@ -206,6 +211,7 @@ fn step(
     //    rows; each range also sums its rows' gradients into its share
     //    of `P`'s gradient.
     let tables = &w.tables[..used];
+    let factorised = state.net.factorised();
     let rows_total = state.net.table.len() / h;
     let per_rows = rows_total.div_ceil(threads);
     let n_ranges = rows_total.div_ceil(per_rows);
@@ -224,7 +230,9 @@ fn step(
                 m,
                 v,
             };
-            s.spawn(move || update_table_range(rows, tables, factor, h, lr, c1, c2));
+            s.spawn(move || {
+                update_table_range(rows, tables, factorised.then_some(factor), h, lr, c1, c2)
+            });
         }
     });
     // 3. Adam on the dense parameters: the threads' buffers summed in
