@@ -53,6 +53,27 @@ fn run_qat(
     (state, reports)
 }
 
+/// Asserts that the trainer's integer model of an exported file `q` is
+/// the engine's evaluation of it, exactly, on random-game positions and
+/// on samples `val` of `data`; returns those samples' positions.
+fn assert_the_engine_computes_the_file(
+    q: &QuantisedNet,
+    engine: &StandardNetwork,
+    data: &Dataset,
+    val: &[u32],
+) -> Vec<Position> {
+    let held_out: Vec<Position> = val
+        .iter()
+        .map(|&i| data.position(i as usize).unwrap())
+        .collect();
+    for pos in test_positions(300).iter().chain(&held_out) {
+        let stm = pos.side_to_move();
+        let (us, them) = (halfkp_features(pos, stm), halfkp_features(pos, !stm));
+        assert_eq!(q.output(&us, &them), evaluate_from_scratch(engine, pos));
+    }
+    held_out
+}
+
 #[test]
 fn export_loads_in_the_engine_and_tracks_the_float_network() {
     // Trained in plain float (`--qat-epochs 0`): the export's rounding and fit
@@ -70,17 +91,8 @@ fn export_loads_in_the_engine_and_tracks_the_float_network() {
         bytes,
         "the engine writes the same file back"
     );
-    // The trainer's integer model is the engine's, exactly.
     let (val, _) = split(data.len(), 0.1, 11);
-    let held_out: Vec<Position> = val
-        .iter()
-        .map(|&i| data.position(i as usize).unwrap())
-        .collect();
-    for pos in test_positions(300).iter().chain(&held_out) {
-        let stm = pos.side_to_move();
-        let (us, them) = (halfkp_features(pos, stm), halfkp_features(pos, !stm));
-        assert_eq!(q.output(&us, &them), evaluate_from_scratch(&engine, pos));
-    }
+    let held_out = assert_the_engine_computes_the_file(&q, &engine, &data, &val);
     // The engine's value is the float network's within a few centipawns
     // on held-out positions (measured 2.8 cp; 8.3 cp with every weight
     // rounded to nearest, without the fit).
@@ -195,8 +207,9 @@ fn the_factoriser_is_folded_into_every_king_square() {
     assert_eq!(evaluate_from_scratch(&engine, &start), value);
 }
 
-#[test]
-fn gradient_matches_finite_differences() {
+/// The samples and objective of the gradient checks: six positions, all
+/// of them used, an MSE half score, half result.
+fn finite_difference_case() -> (Dataset, Vec<u32>, Objective) {
     let data = data(6, 5);
     let indices: Vec<u32> = (0..data.len() as u32).collect();
     let obj = Objective {
@@ -204,6 +217,12 @@ fn gradient_matches_finite_differences() {
         loss: Loss::Mse,
         residual: false,
     };
+    (data, indices, obj)
+}
+
+#[test]
+fn gradient_matches_finite_differences() {
+    let (data, indices, obj) = finite_difference_case();
     let mut net = HalfKpNet::new(arch(), 6);
     // The exact gradient of the float network (quantisation-aware, the
     // rounding makes the loss piecewise constant in most weights and the
@@ -260,42 +279,8 @@ fn gradient_matches_finite_differences() {
     // Entries of untouched rows have zero gradient, numerically too.
     params.push((true, feature_index(40, 1000) * h + 3));
     params.push((false, l.factor() + 1000 * h + 3));
-    let (mut checked, mut near_kink) = (0, 0);
-    for (in_table, i) in params {
-        let analytic = if in_table { g_table[i] } else { g_dense[i] } as f64;
-        let e = 1e-3f32;
-        let mut at = |delta: f32| {
-            let p = if in_table {
-                &mut net.table[i]
-            } else {
-                &mut net.dense[i]
-            };
-            let kept = *p;
-            *p = kept + delta;
-            let loss = loss_sum(&net, &obj, &data, &indices);
-            let p = if in_table {
-                &mut net.table[i]
-            } else {
-                &mut net.dense[i]
-            };
-            *p = kept;
-            loss
-        };
-        let (plus, zero, minus) = (at(e), at(0.0), at(-e));
-        let (fwd, bwd) = ((plus - zero) / e as f64, (zero - minus) / e as f64);
-        let tol = 1e-4 + 2e-2 * analytic.abs();
-        if (fwd - bwd).abs() > tol {
-            near_kink += 1; // a clipped ReLU's kink lies within e: no derivative
-            continue;
-        }
-        let numeric = (plus - minus) / (2.0 * e as f64);
-        assert!(
-            (numeric - analytic).abs() <= tol,
-            "{} {i}: numeric {numeric}, analytic {analytic}",
-            if in_table { "table" } else { "dense" }
-        );
-        checked += 1;
-    }
+    let (checked, near_kink) =
+        check_finite_differences(&mut net, &obj, &data, &params, (&g_table, &g_dense));
     assert!(checked > 900, "{checked} checked, {near_kink} near a kink");
 }
 
@@ -472,6 +457,58 @@ fn a_king_mirrored_network_learns_45_king_squares_and_exports_all_81() {
     assert!(gap < 4.0, "mean |engine − float| {gap} cp");
 }
 
+/// Checks the analytic gradient of each `(in_table, index)` parameter
+/// (`g_table`, `g_dense`: `full_gradient`'s) against a central finite
+/// difference of the summed loss; returns how many were checked and how
+/// many were skipped for lying within a step of a clipped ReLU's kink
+/// (where the loss has no derivative).
+fn check_finite_differences(
+    net: &mut HalfKpNet,
+    obj: &Objective,
+    data: &Dataset,
+    params: &[(bool, usize)],
+    (g_table, g_dense): (&[f32], &[f32]),
+) -> (usize, usize) {
+    let indices: Vec<u32> = (0..data.len() as u32).collect();
+    let (mut checked, mut near_kink) = (0, 0);
+    for &(in_table, i) in params {
+        let analytic = if in_table { g_table[i] } else { g_dense[i] } as f64;
+        let e = 1e-3f32;
+        let mut at = |delta: f32| {
+            let p = if in_table {
+                &mut net.table[i]
+            } else {
+                &mut net.dense[i]
+            };
+            let kept = *p;
+            *p = kept + delta;
+            let loss = loss_sum(net, obj, data, &indices);
+            let p = if in_table {
+                &mut net.table[i]
+            } else {
+                &mut net.dense[i]
+            };
+            *p = kept;
+            loss
+        };
+        let (plus, zero, minus) = (at(e), at(0.0), at(-e));
+        let (fwd, bwd) = ((plus - zero) / e as f64, (zero - minus) / e as f64);
+        let tol = 1e-4 + 2e-2 * analytic.abs();
+        if (fwd - bwd).abs() > tol {
+            near_kink += 1;
+            continue;
+        }
+        let numeric = (plus - minus) / (2.0 * e as f64);
+        assert!(
+            (numeric - analytic).abs() <= tol,
+            "{} {i}: numeric {numeric}, analytic {analytic}",
+            if in_table { "table" } else { "dense" }
+        );
+        checked += 1;
+    }
+    (checked, near_kink)
+}
+
 fn kp_arch() -> Arch {
     Arch::by_name("kp_256x2-32-32").unwrap()
 }
@@ -503,15 +540,7 @@ fn a_kp_network_trains_and_the_engine_evaluates_its_file() {
     let bytes = q.to_bytes();
     let engine = StandardNetwork::from_bytes(&bytes).unwrap();
     assert_eq!(engine.arch(), kp_arch());
-    let held_out: Vec<Position> = val
-        .iter()
-        .map(|&i| data.position(i as usize).unwrap())
-        .collect();
-    for pos in test_positions(300).iter().chain(&held_out) {
-        let stm = pos.side_to_move();
-        let (us, them) = (halfkp_features(pos, stm), halfkp_features(pos, !stm));
-        assert_eq!(q.output(&us, &them), evaluate_from_scratch(&engine, pos));
-    }
+    assert_the_engine_computes_the_file(&q, &engine, &data, &val);
     let (gap, _) = quantisation_gap(&state.net, &engine, &data, &val);
     assert!(gap < 2.0, "mean |engine − float| {gap} cp");
 }
@@ -520,13 +549,7 @@ fn a_kp_network_trains_and_the_engine_evaluates_its_file() {
 /// included) and of the dense layers matches finite differences.
 #[test]
 fn kp_gradient_matches_finite_differences() {
-    let data = data(6, 5);
-    let indices: Vec<u32> = (0..data.len() as u32).collect();
-    let obj = Objective {
-        lambda: 0.5,
-        loss: Loss::Mse,
-        residual: false,
-    };
+    let (data, indices, obj) = finite_difference_case();
     let mut net = HalfKpNet::new(kp_arch(), 6);
     net.quantisation_aware = false;
     let l = net.layout();
@@ -562,43 +585,12 @@ fn kp_gradient_matches_finite_differences() {
         300,
     );
     assert_eq!((table.len(), dense.len()), (300, 300));
-    let mut checked = 0;
-    for (in_table, i) in table
+    let params: Vec<(bool, usize)> = table
         .into_iter()
         .map(|i| (true, i))
         .chain(dense.into_iter().map(|i| (false, i)))
-    {
-        let analytic = if in_table { g_table[i] } else { g_dense[i] } as f64;
-        let e = 1e-3f32;
-        let mut at = |delta: f32| {
-            let p = if in_table {
-                &mut net.table[i]
-            } else {
-                &mut net.dense[i]
-            };
-            let kept = *p;
-            *p = kept + delta;
-            let loss = loss_sum(&net, &obj, &data, &indices);
-            let p = if in_table {
-                &mut net.table[i]
-            } else {
-                &mut net.dense[i]
-            };
-            *p = kept;
-            loss
-        };
-        let (plus, zero, minus) = (at(e), at(0.0), at(-e));
-        let (fwd, bwd) = ((plus - zero) / e as f64, (zero - minus) / e as f64);
-        let tol = 1e-4 + 2e-2 * analytic.abs();
-        if (fwd - bwd).abs() > tol {
-            continue; // a clipped ReLU's kink lies within e
-        }
-        let numeric = (plus - minus) / (2.0 * e as f64);
-        assert!(
-            (numeric - analytic).abs() <= tol,
-            "{in_table} {i}: numeric {numeric}, analytic {analytic}"
-        );
-        checked += 1;
-    }
-    assert!(checked > 450, "{checked} checked");
+        .collect();
+    let (checked, near_kink) =
+        check_finite_differences(&mut net, &obj, &data, &params, (&g_table, &g_dense));
+    assert!(checked > 450, "{checked} checked, {near_kink} near a kink");
 }
