@@ -19,6 +19,11 @@
 //! HalfKP network. `W` starts at zero (an unseen king square is then the
 //! factorised network alone) and `P` at small random values.
 //!
+//! K+P (`kp_256x2-32-32`) is the same model with `W` of 1,710 rows: the
+//! BonaPieces and each king's square (`features::feature_rows`). Its rows
+//! are shared by every king square already, so it has no factoriser: `W`
+//! starts small and random, `P` stays zero.
+//!
 //! # Quantisation-aware training (`--qat-epochs`, the last 4 by default)
 //! When `quantisation_aware`, the forward pass uses the weights as the
 //! file will hold them: each transformer weight `W + P` (and bias) rounded
@@ -206,7 +211,7 @@ pub fn ft_integer(x: f32) -> f32 {
 /// The float HalfKP network.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HalfKpNet {
-    /// The architecture (a HalfKP one).
+    /// The architecture (HalfKP or K+P).
     pub arch: Arch,
     /// `W`: a row of `half` per feature `king · FE_END + bona_piece`.
     pub table: Vec<f32>,
