@@ -368,39 +368,44 @@ impl HalfKpNet {
     /// here the rows come from memory more than from the caches).
     pub fn accumulate(&self, rows: &[u32], acc: &mut [f32]) {
         let h = self.arch.half;
-        let l = self.layout();
-        let factor = &self.dense[l.factor()..l.l1_weights()];
         let bias = &self.dense[..h];
-        let factorised = self.factorised();
-        // `P`'s row of `W` row `r`, or zeros (K+P keeps `P` at zero).
-        let p_row = |r: usize| {
-            let p = if factorised { r % FE_END } else { 0 } * h;
-            &factor[p..p + h]
-        };
+        let acc = &mut acc[..h];
         if !self.quantisation_aware {
-            acc[..h].copy_from_slice(bias);
-            for &r in rows {
-                let r = r as usize;
-                let wr = &self.table[r * h..(r + 1) * h];
-                for ((t, a), b) in acc[..h].iter_mut().zip(wr).zip(p_row(r)) {
-                    *t += a + b;
-                }
-            }
+            acc.copy_from_slice(bias);
+            self.add_rows(rows, acc, |w| w);
             return;
         }
         // The engine's integers: exact in `f32` (at most 41 · 840).
-        for (t, &b) in acc[..h].iter_mut().zip(bias) {
+        for (t, &b) in acc.iter_mut().zip(bias) {
             *t = ft_integer(b);
         }
+        self.add_rows(rows, acc, ft_integer);
+        for t in acc {
+            *t *= 1.0 / ACTIVATION_SCALE;
+        }
+    }
+
+    /// `acc += op(W[r] + P[bona piece of r])` for each row `r` of `rows`;
+    /// without a factoriser (K+P) `op(W[r])`, reading no `P` row at all.
+    #[inline(always)]
+    fn add_rows(&self, rows: &[u32], acc: &mut [f32], op: impl Fn(f32) -> f32) {
+        let h = self.arch.half;
+        let l = self.layout();
+        let factor = &self.dense[l.factor()..l.l1_weights()];
+        let factorised = self.factorised();
         for &r in rows {
             let r = r as usize;
             let wr = &self.table[r * h..(r + 1) * h];
-            for ((t, a), b) in acc[..h].iter_mut().zip(wr).zip(p_row(r)) {
-                *t += ft_integer(a + b);
+            if factorised {
+                let p = r % FE_END * h;
+                for ((t, a), b) in acc.iter_mut().zip(wr).zip(&factor[p..p + h]) {
+                    *t += op(a + b);
+                }
+            } else {
+                for (t, &a) in acc.iter_mut().zip(wr) {
+                    *t += op(a);
+                }
             }
-        }
-        for t in &mut acc[..h] {
-            *t *= 1.0 / ACTIVATION_SCALE;
         }
     }
 
