@@ -231,6 +231,33 @@ fn a_deadline_leaves_time_to_read_the_shortest_line() {
     }
 }
 
+/// When the limit cuts the shortening and the reading of the longest
+/// defences, the line of the last shorter proof stands (read the moment
+/// it was proven), not the first proof's. This 19-ply mate (tsume320.tsv)
+/// is first proven 55 plies long; at 1,000,000 nodes the shortening gets
+/// to 19 but reading the defences does not finish. The answer was the
+/// 55-ply first line; the table line of the final proof alone came out
+/// 17 plies (the table mixes lengths of different attempts), which is not
+/// taken as it understates the mate.
+#[test]
+fn a_cut_shortening_answers_with_its_last_exact_line() {
+    let sfen = "gnk1+N1l2/2sP5/2pp3p1/5+L2p/4S2P1/5NPKP/1+B7/7s1/4+pP1+bL b 2R2GNL5Pgs3p 191";
+    let mut pos = Position::from_sfen(sfen).unwrap();
+    let mut solver = MateSolver::new(256);
+    match solver.solve(&mut pos, &AtomicBool::new(false), None, Some(1_000_000)) {
+        MateResult::Mate(line) => {
+            assert_mating_line(sfen, &line);
+            assert!(
+                (19..=31).contains(&line.len()),
+                "{} plies: {:?}",
+                line.len(),
+                usi(&line)
+            );
+        }
+        other => panic!("expected a mate, got {other:?}"),
+    }
+}
+
 #[test]
 fn stop_flag_gives_timeout() {
     let mut pos = Position::from_sfen("9/5Pk2/9/8R/8B/9/9/9/9 b 2Srb4g2s4n4l17p 1").unwrap();

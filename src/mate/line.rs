@@ -24,13 +24,23 @@ use crate::position::Position;
 use crate::types::Move;
 
 /// Lowers `len`, a proven mate length at the root, as far as the limits
-/// allow. When the last attempt ends in a disproof, the result is the
-/// shortest mate; when a limit ends it, an upper bound.
-pub(super) fn shortest_length(search: &mut Search, pos: &mut Position, len: u16) -> u16 {
+/// allow, calling `on_shorter` with each shorter length as soon as it is
+/// proven (while the table still holds that proof whole). When the last
+/// attempt ends in a disproof, the result is the shortest mate; when a
+/// limit ends it, an upper bound.
+pub(super) fn shortest_length(
+    search: &mut Search,
+    pos: &mut Position,
+    len: u16,
+    mut on_shorter: impl FnMut(&mut Search, &mut Position, u16),
+) -> u16 {
     let mut len = len;
     while len >= 3 {
         match search.prove(pos, 0, len - 2) {
-            Outcome::Proven { len: shorter } => len = shorter,
+            Outcome::Proven { len: shorter } => {
+                len = shorter;
+                on_shorter(search, pos, len);
+            }
             Outcome::Disproven | Outcome::Unknown => break,
         }
     }
