@@ -31,7 +31,7 @@
 //! they are always stored.
 
 use super::hand;
-use super::moves::{generate_checks, generate_evasions};
+use super::moves::{generate_checks, generate_evasions, has_evasion};
 use super::one_ply::contact_mate_in_one;
 use super::table::{Probe, Table, DEPTH_UNBOUNDED};
 use crate::bitboard::{self, Bitboard};
@@ -294,6 +294,17 @@ impl<'a> Search<'a> {
                 return result;
             }
         }
+        if or_node && depth == 1 {
+            // Only a mate in one can do: the checks are tried in turn
+            // rather than made children with table entries of their own.
+            // Every depth-limited search (the shortening) ends in such
+            // nodes.
+            let result = self.mate_in_one_or_none(pos, hand);
+            if !self.aborted {
+                self.store(key, hand, depth, &result, 1);
+            }
+            return result;
+        }
         let start_nodes = self.nodes;
         let first = self.buffers.children.len();
         if !self.expand(pos, ply, or_node) {
@@ -379,6 +390,43 @@ impl<'a> Search<'a> {
         let amount = (self.nodes - start_nodes + 1).min(u32::MAX as u64) as u32;
         self.store(key, hand, depth, &result, amount);
         result
+    }
+
+    /// The attacker node with one ply left, whose attacker hand is `hand`:
+    /// proven by a check that leaves no evasion (each check tried counts as
+    /// a node), else disproven for one ply with any hand up to `hand` (a
+    /// smaller hand has fewer drops, and leaves the defender more to
+    /// interpose).
+    #[inline(never)]
+    fn mate_in_one_or_none(&mut self, pos: &mut Position, hand: Hand) -> NodeResult {
+        let mut checks = MoveList::new();
+        generate_checks(pos, &mut checks);
+        for &m in &checks {
+            self.count_node();
+            if self.aborted {
+                return NodeResult::working(1, 1, hand);
+            }
+            let captured = captured_kind(pos, m);
+            let mut after = hand;
+            if m.is_drop() {
+                after.remove(m.dropped());
+            } else if let Some(pt) = captured {
+                after.add(pt);
+            }
+            pos.do_move(m);
+            let mated = !has_evasion(pos);
+            let needs = if mated {
+                interposition_needs(pos, after, Hand::EMPTY)
+            } else {
+                Hand::EMPTY
+            };
+            pos.undo_move(m);
+            if mated {
+                let proof = hand::before_attacker_move(needs, m, captured);
+                return NodeResult::proven(1, proof);
+            }
+        }
+        NodeResult::disproven(1, hand, NOT_REPETITION)
     }
 
     /// Pushes the children of the node at `ply` on the child stack; false
@@ -745,6 +793,69 @@ mod tests {
             rep_ply: NOT_REPETITION,
             settled_hand: Hand::EMPTY,
         }
+    }
+
+    /// With one ply left, the attacker node tries its checks in turn: it
+    /// is proven exactly when a check mates at once (the exact mate-in-one
+    /// test of `mate::mate_in_one` as the oracle), and the result is
+    /// stored. Positions: the set's roots, and for its short mates the
+    /// position before the solver's mating move.
+    #[test]
+    fn one_ply_left_is_proven_exactly_by_a_mate_in_one() {
+        let set = crate::mate::problems::parse(include_str!("../../tests/data/tsume.tsv")).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut positions = Vec::new();
+        let mut solver = crate::mate::MateSolver::new(16);
+        for problem in &set {
+            let mut pos = Position::from_sfen(&problem.sfen).unwrap();
+            positions.push(pos.clone());
+            if !problem.mate || problem.plies > 9 {
+                continue;
+            }
+            let result = solver.solve(&mut pos, &stop, None, Some(1_000_000));
+            let crate::mate::MateResult::Mate(line) = result else {
+                panic!("{}: no mate found", problem.sfen);
+            };
+            for &m in &line[..line.len() - 1] {
+                pos.do_move(m);
+            }
+            positions.push(pos);
+        }
+        let (mut mates, mut others) = (0, 0);
+        for mut pos in positions {
+            let mut table = Table::new(1);
+            let mut buffers = Buffers::new();
+            let limits = Limits {
+                stop: &stop,
+                deadline: None,
+                max_nodes: None,
+            };
+            let mut search = Search::new(&mut table, &mut buffers, limits);
+            let root = PathEntry {
+                key: pos.board_key(),
+                hand: pos.hand(pos.side_to_move()),
+            };
+            search.set_path(0, root);
+            let sfen = pos.to_sfen();
+            let expected = crate::mate::mate_in_one(&mut pos).is_some();
+            let outcome = search.prove(&mut pos, 0, 1);
+            let wanted = if expected {
+                Outcome::Proven { len: 1 }
+            } else {
+                Outcome::Disproven
+            };
+            assert_eq!(outcome, wanted, "{sfen}");
+            assert_ne!(search.probe(root, 1), Probe::Unknown, "{sfen}: not stored");
+            if expected {
+                mates += 1;
+            } else {
+                others += 1;
+            }
+        }
+        assert!(
+            mates >= 30 && others >= 100,
+            "{mates} mates in one, {others} others"
+        );
     }
 
     #[test]
