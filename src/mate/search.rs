@@ -407,12 +407,7 @@ impl<'a> Search<'a> {
                 return NodeResult::working(1, 1, hand);
             }
             let captured = captured_kind(pos, m);
-            let mut after = hand;
-            if m.is_drop() {
-                after.remove(m.dropped());
-            } else if let Some(pt) = captured {
-                after.add(pt);
-            }
+            let after = hand_after_attack(hand, m, captured);
             pos.do_move(m);
             let mated = !has_evasion(pos);
             let needs = if mated {
@@ -591,18 +586,26 @@ pub(super) fn is_or_ply(ply: usize) -> bool {
 /// The path entry of the child reached by `m` from the node `parent` (the
 /// position `pos`, before `m`); `or_node` tells whether the attacker moves.
 pub(super) fn child_entry(pos: &Position, parent: PathEntry, m: Move, or_node: bool) -> PathEntry {
-    let mut hand = parent.hand;
-    if or_node {
-        if m.is_drop() {
-            hand.remove(m.dropped());
-        } else if let Some(pt) = captured_kind(pos, m) {
-            hand.add(pt);
-        }
-    }
+    let hand = if or_node {
+        hand_after_attack(parent.hand, m, captured_kind(pos, m))
+    } else {
+        parent.hand
+    };
     PathEntry {
         key: pos.board_key_after(m),
         hand,
     }
+}
+
+/// The attacker's hand after its move `m`, which captures `captured`.
+fn hand_after_attack(hand: Hand, m: Move, captured: Option<PieceType>) -> Hand {
+    let mut hand = hand;
+    if m.is_drop() {
+        hand.remove(m.dropped());
+    } else if let Some(pt) = captured {
+        hand.add(pt);
+    }
+    hand
 }
 
 /// The depth a parent's disproof covers given its child's.
