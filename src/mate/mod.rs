@@ -165,13 +165,12 @@ impl MateSolver {
             Outcome::Disproven => MateResult::NoMate,
             Outcome::Proven { len } => {
                 // The answer first: the proof as the table holds it.
-                let line_limits = |stop, nodes| Limits {
-                    stop,
-                    deadline: deadline.map(|d| d + LINE_OVERRUN),
-                    max_nodes: Some(nodes + LINE_GRACE_NODES),
-                };
                 search.aborted = false;
-                search.limits = line_limits(&NEVER_STOP, search.nodes);
+                search.limits = Limits {
+                    stop: &NEVER_STOP,
+                    deadline: deadline.map(|d| d + LINE_OVERRUN),
+                    max_nodes: Some(search.nodes + LINE_GRACE_NODES),
+                };
                 let first = line::table_line(&mut search, pos, len)
                     .filter(|moves| line::is_verified_mate(pos, moves));
                 // Then a shorter one, in the time left.

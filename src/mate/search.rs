@@ -407,16 +407,12 @@ impl<'a> Search<'a> {
                 return NodeResult::working(1, 1, hand);
             }
             let captured = captured_kind(pos, m);
-            let after = hand_after_attack(hand, m, captured);
             pos.do_move(m);
-            let mated = !has_evasion(pos);
-            let needs = if mated {
-                interposition_needs(pos, after, Hand::EMPTY)
-            } else {
-                Hand::EMPTY
-            };
+            let mated_needs = (!has_evasion(pos)).then(|| {
+                interposition_needs(pos, hand_after_attack(hand, m, captured), Hand::EMPTY)
+            });
             pos.undo_move(m);
-            if mated {
+            if let Some(needs) = mated_needs {
                 let proof = hand::before_attacker_move(needs, m, captured);
                 return NodeResult::proven(1, proof);
             }
