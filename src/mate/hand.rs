@@ -39,6 +39,18 @@ pub(super) fn disproof_ceiling(hand: Hand) -> Hand {
     ceiling
 }
 
+/// The attacker's hand after its move `m` (`captured`: the kind `m`
+/// takes, if any): the dropped piece leaves it, a captured one joins it.
+pub(super) fn after_attacker_move(before: Hand, m: Move, captured: Option<PieceType>) -> Hand {
+    let mut hand = before;
+    if m.is_drop() {
+        hand.remove(m.dropped());
+    } else if let Some(pt) = captured {
+        hand.add(pt);
+    }
+    hand
+}
+
 /// The attacker's hand before its move `m` given the hand after it
 /// (`captured`: the kind `m` took, if any), saturating at zero and at a full
 /// set so that the result stays a valid hand. Used to carry proof and

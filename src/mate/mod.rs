@@ -183,7 +183,7 @@ impl MateSolver {
                 // longest defences could not make it longer), else a share
                 // that leaves time to read one that is.
                 let now = Instant::now();
-                let shorten_deadline = if first.as_ref().is_some_and(|m| m.len() == len as usize) {
+                let shorten_deadline = if is_exact(&first, len) {
                     deadline
                 } else {
                     deadline.map(|d| now + d.saturating_duration_since(now).mul_f64(SHORTEN_SHARE))
@@ -216,7 +216,7 @@ impl MateSolver {
                     // The shortest proof's line read right after it may have
                     // needed more than the step's grace: read it again
                     // with the full grace.
-                    if shorter < len && best.as_ref().is_none_or(|b| b.len() != shorter as usize) {
+                    if shorter < len && !is_exact(&best, shorter) {
                         let grace = LINE_GRACE_NODES;
                         if let Some(moves) =
                             exact_table_line(&mut search, pos, shorter, deadline, grace)
@@ -232,7 +232,7 @@ impl MateSolver {
                     // the defences of a long mate can take more than the
                     // grace (the first line then stood, longer than the
                     // length just proven, with seconds left).
-                    if best.as_ref().is_none_or(|b| b.len() != shorter as usize) {
+                    if !is_exact(&best, shorter) {
                         search.aborted = false;
                         search.limits = Limits {
                             stop,
@@ -257,6 +257,13 @@ impl MateSolver {
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
+}
+
+/// Whether `line` is a line of exactly `len` plies: as long as the length
+/// proven, so that no defence could make it longer.
+fn is_exact(line: &Option<Vec<Move>>, len: u16) -> bool {
+    line.as_ref()
+        .is_some_and(|moves| moves.len() == len as usize)
 }
 
 /// The table line of the root's proof within `len` plies if it is a

@@ -409,7 +409,11 @@ impl<'a> Search<'a> {
             let captured = captured_kind(pos, m);
             pos.do_move(m);
             let mated_needs = (!has_evasion(pos)).then(|| {
-                interposition_needs(pos, hand_after_attack(hand, m, captured), Hand::EMPTY)
+                interposition_needs(
+                    pos,
+                    hand::after_attacker_move(hand, m, captured),
+                    Hand::EMPTY,
+                )
             });
             pos.undo_move(m);
             if let Some(needs) = mated_needs {
@@ -583,7 +587,7 @@ pub(super) fn is_or_ply(ply: usize) -> bool {
 /// position `pos`, before `m`); `or_node` tells whether the attacker moves.
 pub(super) fn child_entry(pos: &Position, parent: PathEntry, m: Move, or_node: bool) -> PathEntry {
     let hand = if or_node {
-        hand_after_attack(parent.hand, m, captured_kind(pos, m))
+        hand::after_attacker_move(parent.hand, m, captured_kind(pos, m))
     } else {
         parent.hand
     };
@@ -591,17 +595,6 @@ pub(super) fn child_entry(pos: &Position, parent: PathEntry, m: Move, or_node: b
         key: pos.board_key_after(m),
         hand,
     }
-}
-
-/// The attacker's hand after its move `m`, which captures `captured`.
-fn hand_after_attack(hand: Hand, m: Move, captured: Option<PieceType>) -> Hand {
-    let mut hand = hand;
-    if m.is_drop() {
-        hand.remove(m.dropped());
-    } else if let Some(pt) = captured {
-        hand.add(pt);
-    }
-    hand
 }
 
 /// The depth a parent's disproof covers given its child's.
