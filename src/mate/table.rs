@@ -72,9 +72,10 @@ pub(super) enum Probe {
     /// A search at this very depth left these numbers; failing one, a
     /// search with more depth did (the closest in depth), or the node is a
     /// mate longer than the depth asked (1 and 1: worth a look first).
-    /// Numbers to start from, not a result. On `tsume320.tsv`, at
-    /// 1,500,000 nodes a problem: 3 mates longer than the set's instead
-    /// of 7, 236 found instead of 235; at 150,000: 212 instead of 208.
+    /// Numbers to start from, not a result. On `tsume320.tsv` (`--hash
+    /// 256`) fewer mates longer than the set's at every budget from
+    /// 100,000 to 1,500,000 nodes a problem, e.g. 11 instead of 20 at
+    /// 200,000 (README, "Numbers to start from").
     Working { pn: u32, dn: u32 },
     /// Nothing useful.
     Unknown,
