@@ -130,9 +130,11 @@ impl Table {
     /// search that may still use `depth` plies.
     pub(super) fn probe(&mut self, key: u64, hand: Hand, depth: u16) -> Probe {
         let mut best = Probe::Unknown;
-        // Numbers to start from if nothing holds at this depth, and the
-        // depth of the working record they come from.
-        let mut start: Option<(u16, u32, u32)> = None;
+        // Numbers to start from if nothing holds at this depth: the
+        // closest deeper working record (its depth and numbers), else
+        // whether a proof too long for this depth exists.
+        let mut deeper: Option<(u16, u32, u32)> = None;
+        let mut too_long = false;
         for e in self.bucket(key).iter() {
             if e.key != key {
                 continue;
@@ -166,19 +168,18 @@ impl Table {
                 Kind::Working
                     if e.hand == hand
                         && e.depth > depth
-                        && start.is_none_or(|(d, _, _)| e.depth < d) =>
+                        && deeper.is_none_or(|(d, _, _)| e.depth < d) =>
                 {
-                    start = Some((e.depth, e.pn, e.dn));
+                    deeper = Some((e.depth, e.pn, e.dn));
                 }
                 // A mate, but longer than the depth asked.
-                Kind::Proven if hand.is_superset_of(e.hand) && start.is_none() => {
-                    start = Some((u16::MAX, 1, 1));
-                }
+                Kind::Proven if hand.is_superset_of(e.hand) => too_long = true,
                 _ => {}
             }
         }
-        match (best, start) {
+        match (best, deeper) {
             (Probe::Unknown, Some((_, pn, dn))) => Probe::Working { pn, dn },
+            (Probe::Unknown, None) if too_long => Probe::Working { pn: 1, dn: 1 },
             _ => best,
         }
     }
