@@ -6,6 +6,7 @@ use super::history::{piece_to, NO_PIECE_TO};
 use super::movepick::{MovePicker, Ordering as MoveOrdering};
 use super::params::*;
 use super::see::see_ge;
+use super::stats::{self, Event};
 use super::tt::{value_from_tt, value_to_tt, Bound};
 use super::{SearchContext, ThreadData, CURRMOVE_AFTER};
 use crate::bitboard;
@@ -245,6 +246,13 @@ pub(crate) fn search<const PV: bool>(
         td.seldepth = ply as i32 + 1;
     }
     let in_check = td.pos.in_check();
+    // The tree's shape by depth (`stats` builds only): non-PV nodes not in
+    // check, counted at the depth they were entered with.
+    let counted = !PV && !in_check;
+    let entry_depth = depth;
+    if counted {
+        stats::count(Event::Node, entry_depth);
+    }
 
     if !root {
         // Step 2. Game rules: repetition, declaration, the ply limit.
@@ -293,6 +301,9 @@ pub(crate) fn search<const PV: bool>(
     if !PV && !excluding {
         if let (Some(h), Some(v)) = (tt_hit, tt_value) {
             if h.depth >= depth && bound_cuts(h.bound, v, alpha, beta) {
+                if counted {
+                    stats::count(Event::HashCut, entry_depth);
+                }
                 return v;
             }
         }
@@ -340,6 +351,9 @@ pub(crate) fn search<const PV: bool>(
             && eval - params.rfp_margin * (depth - improving as i32) >= beta
             && eval.abs() < MATE_IN_MAX_PLY
         {
+            if counted {
+                stats::count(Event::ReverseFutility, entry_depth);
+            }
             return eval;
         }
 
@@ -364,6 +378,9 @@ pub(crate) fn search<const PV: bool>(
             if v >= beta {
                 let v = if v >= MATE_IN_MAX_PLY { beta } else { v };
                 if depth < params.nmp_verify_depth {
+                    if counted {
+                        stats::count(Event::NullMove, entry_depth);
+                    }
                     return v;
                 }
                 // Verification at high depth: a reduced search of this node
@@ -374,6 +391,9 @@ pub(crate) fn search<const PV: bool>(
                 let verified = search::<false>(td, ctx, ply, beta - 1, beta, depth - r, false);
                 td.nmp_min_ply = outer_min_ply;
                 if verified >= beta {
+                    if counted {
+                        stats::count(Event::NullMove, entry_depth);
+                    }
                     return v;
                 }
             }
@@ -413,6 +433,9 @@ pub(crate) fn search<const PV: bool>(
                     Bound::Lower,
                     false,
                 );
+                if counted {
+                    stats::count(Event::ProbCut, entry_depth);
+                }
                 return v - (probcut_beta - beta);
             }
         }
@@ -434,6 +457,9 @@ pub(crate) fn search<const PV: bool>(
     let them_king = td.pos.king_square(!us);
     let killer_slots = features.killers as usize;
     let cont = continuation_keys(td, ctx, ply);
+    if counted {
+        stats::count(Event::Loop, entry_depth);
+    }
     let mut picker = MovePicker::new(
         &td.pos,
         tt_move,
@@ -641,6 +667,9 @@ pub(crate) fn search<const PV: bool>(
             0
         };
         let nodes_before = td.nodes;
+        if counted {
+            stats::count(Event::Move, entry_depth);
+        }
         td.pos.do_move(m);
         let mut value;
         if reducible {

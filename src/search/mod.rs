@@ -12,7 +12,7 @@
 //! `deepening.rs` (iterative deepening at the root), `alphabeta.rs` (the
 //! tree search and quiescence), `movepick.rs`, `history.rs`, `correction.rs`, `tt.rs`,
 //! `see.rs`, `params.rs`, `timeman.rs` (how long to go on, between
-//! iterations).
+//! iterations), `stats.rs` (the tree's shape by depth, in `stats` builds).
 
 mod alphabeta;
 mod correction;
@@ -23,6 +23,7 @@ mod options;
 pub mod params;
 mod report;
 pub mod see;
+pub mod stats;
 mod threads;
 mod timeman;
 pub mod tt;

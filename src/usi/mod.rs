@@ -269,6 +269,11 @@ impl Engine {
             t.control.stop();
             self.searcher = t.join();
         }
+        // A `stats` build's counts of the search tree, for the tools that
+        // compare its shape (stderr: a GUI reads only stdout).
+        if let Some(report) = crate::search::stats::report() {
+            eprint!("{report}");
+        }
     }
 
     fn usi(&self) {

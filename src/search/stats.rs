@@ -1,0 +1,98 @@
+//! The shape of the search tree, counted by remaining depth (built with
+//! `--features stats`; in other builds `count` is empty and `report` says
+//! nothing, so the searcher pays nothing).
+//!
+//! Why: at equal nodes YaneuraOu's search completes two plies more than
+//! Ryuo's on the same positions. Node counts per remaining depth, the share
+//! of nodes that reach the move loop, the moves searched there and the
+//! steps that end a node before its moves tell where the two trees differ
+//! (README, "The shape of the tree"). Counted at non-PV nodes not in check,
+//! summed over every search of the process.
+
+/// What is counted at a node of remaining depth `d`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A node entered (after the horizon test).
+    Node = 0,
+    /// A node that reached its move loop.
+    Loop,
+    /// A move searched in the loop (after the pruning of step 10).
+    Move,
+    /// A node ended by the hash table's value.
+    HashCut,
+    /// A node ended by reverse futility.
+    ReverseFutility,
+    /// A node ended by the null move.
+    NullMove,
+    /// A node ended by ProbCut.
+    ProbCut,
+}
+
+/// Depths counted apart; deeper ones share the last row.
+#[cfg(feature = "stats")]
+const DEPTHS: usize = 64;
+#[cfg(feature = "stats")]
+const EVENTS: usize = 7;
+
+#[cfg(feature = "stats")]
+static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
+    [const { [const { std::sync::atomic::AtomicU64::new(0) }; EVENTS] }; DEPTHS];
+
+/// Counts `event` at remaining depth `depth`.
+#[inline(always)]
+pub fn count(event: Event, depth: i32) {
+    #[cfg(feature = "stats")]
+    {
+        let d = depth.clamp(0, DEPTHS as i32 - 1) as usize;
+        COUNTS[d][event as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    #[cfg(not(feature = "stats"))]
+    let _ = (event, depth);
+}
+
+/// The counts so far, a line per depth that saw a node: `stats depth D
+/// nodes N loop L moves M hash H rfp R null U probcut P`; `None` in a
+/// build without the feature.
+pub fn report() -> Option<String> {
+    #[cfg(feature = "stats")]
+    {
+        use std::fmt::Write;
+        let mut text = String::new();
+        for (d, row) in COUNTS.iter().enumerate() {
+            let c: Vec<u64> = row
+                .iter()
+                .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
+                .collect();
+            if c[Event::Node as usize] == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                text,
+                "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {}",
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+            );
+        }
+        Some(text)
+    }
+    #[cfg(not(feature = "stats"))]
+    None
+}
+
+#[cfg(all(test, feature = "stats"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_show_in_the_report() {
+        count(Event::Node, 63);
+        count(Event::Node, 200);
+        count(Event::Loop, 63);
+        let text = report().unwrap();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("stats depth 63 "))
+            .unwrap();
+        let nodes: u64 = line.split_whitespace().nth(4).unwrap().parse().unwrap();
+        assert!(nodes >= 2, "{line}");
+    }
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""The shape of two engines' search trees on the same positions, by
+remaining depth.
+
+    # Ryuo built with the counters (they print to stderr at `quit`):
+    CARGO_TARGET_DIR=target/stats cargo build --release --features stats
+    # positions: plies 30, 50 and 70 of the games of a match's --records
+    python3 tools/tree_shape.py --records games.records --nodes 140000 \\
+        --engine target/stats/release/ryuo \\
+        --option EvalType=Material --option USI_Hash=256 --option Threads=1 \\
+        --engine yaneuraou-material-stats \\
+        --option BookFile=no_book --option USI_Hash=256 --option Threads=1
+
+Each engine searches every position once (`usinewgame`, then `go nodes
+N`) in one process, and its counts are summed over the positions: each
+`--option` applies to the engine named before it. An engine must write
+lines `stats depth D key value key value ...` to stderr when it quits
+(Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null and
+probcut, counted at non-PV nodes not in check; README, "The shape of the
+tree", says how YaneuraOu's counts were had). Printed per depth: the
+nodes, the share of them that reach the move loop, the moves searched per
+node in the loop, and each other count as a share of the nodes. Also the
+mean depth of the last completed iteration.
+"""
+
+import argparse
+import re
+import subprocess
+
+
+def positions_from_records(path, plies):
+    """`position ... moves ...` commands: each game cut at each of `plies`
+    (games shorter than a cut plus 5 plies skip it)."""
+    out = []
+    for line in open(path):
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) < 2 or " moves " not in fields[1]:
+            continue
+        head, moves = fields[1].split(" moves ", 1)
+        moves = moves.split()
+        for k in plies:
+            if len(moves) > k + 5:
+                out.append(head + " moves " + " ".join(moves[:k]))
+    return out
+
+
+def positions_from_openings(path, count):
+    out = []
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        out.append(line if line.startswith("position") else
+                   "position " + (line if line.startswith(("sfen", "startpos")) else "sfen " + line))
+        if len(out) == count:
+            break
+    return out
+
+
+def run(command, options, positions, nodes):
+    p = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, bufsize=1)
+
+    def send(s):
+        p.stdin.write(s + "\n")
+        p.stdin.flush()
+
+    def wait_for(token):
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                raise SystemExit(f"{command}: ended before '{token}'")
+            if line.split() and line.split()[0] == token:
+                return
+
+    send("usi")
+    wait_for("usiok")
+    for name, value in options:
+        send(f"setoption name {name} value {value}")
+    send("isready")
+    wait_for("readyok")
+    depths = []
+    for pos in positions:
+        send("usinewgame")
+        send(pos)
+        send(f"go nodes {nodes}")
+        depth = 0
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                raise SystemExit(f"{command}: ended during a search")
+            if line.startswith("bestmove"):
+                break
+            m = re.search(r"\bdepth (\d+) ", line)
+            if m and " pv " in line and "bound" not in line:
+                depth = max(depth, int(m.group(1)))
+        depths.append(depth)
+    send("quit")
+    _, err = p.communicate(timeout=60)
+    rows = {}
+    for line in err.splitlines():
+        words = line.split()
+        if len(words) >= 3 and words[0] == "stats" and words[1] == "depth":
+            rows[int(words[2])] = {k: int(v) for k, v in zip(words[3::2], words[4::2])}
+    if not rows:
+        raise SystemExit(f"{command}: no 'stats depth' lines at quit (a build without counters?)")
+    return depths, rows
+
+
+def table(name, depths, rows):
+    keys = [k for k in next(iter(rows.values())) if k not in ("nodes", "loop", "moves")]
+    print(f"{name}: mean depth {sum(depths) / len(depths):.2f} over {len(depths)} positions")
+    print("depth      nodes  loop %  moves/loop  " + "  ".join(f"{k + ' %':>9}" for k in keys))
+    for d in sorted(rows):
+        r = rows[d]
+        n = max(1, r["nodes"])
+        cells = "  ".join(f"{100 * r.get(k, 0) / n:9.1f}" for k in keys)
+        print(f"{d:5d} {r['nodes']:10d} {100 * r['loop'] / n:7.1f} "
+              f"{r['moves'] / max(1, r['loop']):11.2f}  {cells}")
+    print()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", action="append", required=True, help="an engine with counters")
+    ap.add_argument("--option", action="append", default=[], help="Name=Value for the engine before it")
+    ap.add_argument("--records", help="match.py --records file: positions from its games")
+    ap.add_argument("--plies", default="30,50,70", help="where the games are cut (with --records)")
+    ap.add_argument("--openings", help="a file of openings instead")
+    ap.add_argument("--count", type=int, default=100, help="openings to take")
+    ap.add_argument("--nodes", type=int, default=140000)
+    # Options belong to the engine named before them: argparse keeps no
+    # order across two appended lists, so they are read off argv.
+    import sys
+    per_engine, current = [], None
+    argv = sys.argv[1:]
+    for i, a in enumerate(argv):
+        if a == "--engine":
+            current = []
+            per_engine.append(current)
+        elif a == "--option" and current is not None and i + 1 < len(argv):
+            name, _, value = argv[i + 1].partition("=")
+            current.append((name, value))
+    args = ap.parse_args()
+    if args.records:
+        positions = positions_from_records(args.records, [int(x) for x in args.plies.split(",")])
+    elif args.openings:
+        positions = positions_from_openings(args.openings, args.count)
+    else:
+        raise SystemExit("give --records or --openings")
+    if not positions:
+        raise SystemExit("no positions")
+    for engine, options in zip(args.engine, per_engine):
+        depths, rows = run(engine, options, positions, args.nodes)
+        table(engine, depths, rows)
+
+
+if __name__ == "__main__":
+    main()
