@@ -26,6 +26,7 @@ mean depth of the last completed iteration.
 import argparse
 import re
 import subprocess
+import sys
 
 
 def positions_from_records(path, plies):
@@ -132,7 +133,6 @@ def main():
     ap.add_argument("--nodes", type=int, default=140000)
     # Options belong to the engine named before them: argparse keeps no
     # order across two appended lists, so they are read off argv.
-    import sys
     per_engine, current = [], None
     argv = sys.argv[1:]
     for i, a in enumerate(argv):
