@@ -26,7 +26,6 @@ mean depth of the last completed iteration.
 import argparse
 import re
 import subprocess
-import sys
 
 
 def positions_from_records(path, plies):
@@ -121,27 +120,36 @@ def table(name, depths, rows):
     print()
 
 
+class EngineAction(argparse.Action):
+    """`--engine E`: a new engine, with no options yet."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        getattr(namespace, self.dest).append((value, []))
+
+
+class OptionAction(argparse.Action):
+    """`--option Name=Value`: an option of the engine named last."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        engines = getattr(namespace, self.dest)
+        if not engines:
+            parser.error("--option before any --engine")
+        name, _, setting = value.partition("=")
+        engines[-1][1].append((name, setting))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", action="append", required=True, help="an engine with counters")
-    ap.add_argument("--option", action="append", default=[], help="Name=Value for the engine before it")
+    ap.add_argument("--engine", action=EngineAction, dest="engines", default=[],
+                    help="an engine with counters")
+    ap.add_argument("--option", action=OptionAction, dest="engines",
+                    help="Name=Value for the engine named before it")
     ap.add_argument("--records", help="match.py --records file: positions from its games")
     ap.add_argument("--plies", default="30,50,70", help="where the games are cut (with --records)")
     ap.add_argument("--openings", help="a file of openings instead")
     ap.add_argument("--count", type=int, default=100, help="openings to take")
     ap.add_argument("--nodes", type=int, default=140000)
-    # Options belong to the engine named before them: argparse keeps no
-    # order across two appended lists, so they are read off argv.
-    per_engine, current = [], None
-    argv = sys.argv[1:]
-    for i, a in enumerate(argv):
-        if a == "--engine":
-            current = []
-            per_engine.append(current)
-        elif a == "--option" and current is not None and i + 1 < len(argv):
-            name, _, value = argv[i + 1].partition("=")
-            current.append((name, value))
     args = ap.parse_args()
     if args.records:
         positions = positions_from_records(args.records, [int(x) for x in args.plies.split(",")])
@@ -151,7 +159,9 @@ def main():
         raise SystemExit("give --records or --openings")
     if not positions:
         raise SystemExit("no positions")
-    for engine, options in zip(args.engine, per_engine):
+    if not args.engines:
+        raise SystemExit("give --engine")
+    for engine, options in args.engines:
         depths, rows = run(engine, options, positions, args.nodes)
         table(engine, depths, rows)
 

@@ -250,9 +250,7 @@ pub(crate) fn search<const PV: bool>(
     // check, counted at the depth they were entered with.
     let counted = !PV && !in_check;
     let entry_depth = depth;
-    if counted {
-        stats::count(Event::Node, entry_depth);
-    }
+    stats::count(counted, Event::Node, entry_depth);
 
     if !root {
         // Step 2. Game rules: repetition, declaration, the ply limit.
@@ -301,9 +299,7 @@ pub(crate) fn search<const PV: bool>(
     if !PV && !excluding {
         if let (Some(h), Some(v)) = (tt_hit, tt_value) {
             if h.depth >= depth && bound_cuts(h.bound, v, alpha, beta) {
-                if counted {
-                    stats::count(Event::HashCut, entry_depth);
-                }
+                stats::count(counted, Event::HashCut, entry_depth);
                 return v;
             }
         }
@@ -351,9 +347,7 @@ pub(crate) fn search<const PV: bool>(
             && eval - params.rfp_margin * (depth - improving as i32) >= beta
             && eval.abs() < MATE_IN_MAX_PLY
         {
-            if counted {
-                stats::count(Event::ReverseFutility, entry_depth);
-            }
+            stats::count(counted, Event::ReverseFutility, entry_depth);
             return eval;
         }
 
@@ -378,9 +372,7 @@ pub(crate) fn search<const PV: bool>(
             if v >= beta {
                 let v = if v >= MATE_IN_MAX_PLY { beta } else { v };
                 if depth < params.nmp_verify_depth {
-                    if counted {
-                        stats::count(Event::NullMove, entry_depth);
-                    }
+                    stats::count(counted, Event::NullMove, entry_depth);
                     return v;
                 }
                 // Verification at high depth: a reduced search of this node
@@ -391,9 +383,7 @@ pub(crate) fn search<const PV: bool>(
                 let verified = search::<false>(td, ctx, ply, beta - 1, beta, depth - r, false);
                 td.nmp_min_ply = outer_min_ply;
                 if verified >= beta {
-                    if counted {
-                        stats::count(Event::NullMove, entry_depth);
-                    }
+                    stats::count(counted, Event::NullMove, entry_depth);
                     return v;
                 }
             }
@@ -433,9 +423,7 @@ pub(crate) fn search<const PV: bool>(
                     Bound::Lower,
                     false,
                 );
-                if counted {
-                    stats::count(Event::ProbCut, entry_depth);
-                }
+                stats::count(counted, Event::ProbCut, entry_depth);
                 return v - (probcut_beta - beta);
             }
         }
@@ -457,9 +445,7 @@ pub(crate) fn search<const PV: bool>(
     let them_king = td.pos.king_square(!us);
     let killer_slots = features.killers as usize;
     let cont = continuation_keys(td, ctx, ply);
-    if counted {
-        stats::count(Event::Loop, entry_depth);
-    }
+    stats::count(counted, Event::Loop, entry_depth);
     let mut picker = MovePicker::new(
         &td.pos,
         tt_move,
@@ -667,9 +653,7 @@ pub(crate) fn search<const PV: bool>(
             0
         };
         let nodes_before = td.nodes;
-        if counted {
-            stats::count(Event::Move, entry_depth);
-        }
+        stats::count(counted, Event::Move, entry_depth);
         td.pos.do_move(m);
         let mut value;
         if reducible {

@@ -38,16 +38,17 @@ const EVENTS: usize = 7;
 static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
     [const { [const { std::sync::atomic::AtomicU64::new(0) }; EVENTS] }; DEPTHS];
 
-/// Counts `event` at remaining depth `depth`.
+/// Counts `event` at remaining depth `depth` if the node is `counted`
+/// (non-PV, not in check).
 #[inline(always)]
-pub fn count(event: Event, depth: i32) {
+pub fn count(counted: bool, event: Event, depth: i32) {
     #[cfg(feature = "stats")]
-    {
+    if counted {
         let d = depth.clamp(0, DEPTHS as i32 - 1) as usize;
         COUNTS[d][event as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
     #[cfg(not(feature = "stats"))]
-    let _ = (event, depth);
+    let _ = (counted, event, depth);
 }
 
 /// The counts so far, a line per depth that saw a node: `stats depth D
@@ -84,9 +85,9 @@ mod tests {
 
     #[test]
     fn counts_show_in_the_report() {
-        count(Event::Node, 63);
-        count(Event::Node, 200);
-        count(Event::Loop, 63);
+        count(true, Event::Node, 63);
+        count(true, Event::Node, 200);
+        count(true, Event::Loop, 63);
         let text = report().unwrap();
         let line = text
             .lines()
