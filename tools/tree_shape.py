@@ -9,18 +9,23 @@ remaining depth.
         --engine target/stats/release/ryuo \\
         --option EvalType=Material --option USI_Hash=256 --option Threads=1 \\
         --engine yaneuraou-material-stats \\
-        --option BookFile=no_book --option USI_Hash=256 --option Threads=1
+        --option BookFile=no_book --option USI_Hash=256 --option Threads=1 \\
+        --option PvInterval=0
 
 Each engine searches every position once (`usinewgame`, then `go nodes
 N`) in one process, and its counts are summed over the positions: each
 `--option` applies to the engine named before it. An engine must write
 lines `stats depth D key value key value ...` to stderr when it quits
-(Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null and
-probcut, counted at non-PV nodes not in check; README, "The shape of the
-tree", says how YaneuraOu's counts were had). Printed per depth: the
-nodes, the share of them that reach the move loop, the moves searched per
-node in the loop, and each other count as a share of the nodes. Also the
-mean depth of the last completed iteration.
+(Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null,
+probcut, lmr (moves searched reduced first) and research (of those, the
+ones searched again deeper), counted at non-PV nodes not in check;
+README, "The shape of the tree", says how YaneuraOu's counts were had).
+Printed per depth: the nodes, the share of them that reach the move
+loop, the moves searched per node in the loop, each other count as a
+share of the nodes, except lmr (a share of the moves) and research (a
+share of lmr). Also the mean depth of the last completed iteration
+(YaneuraOu needs `PvInterval=0` for it: otherwise a search this short
+writes only its last line, often a bound).
 """
 
 import argparse
@@ -107,14 +112,19 @@ def run(command, options, positions, nodes):
     return depths, rows
 
 
+# Counts shown as a share of another count than the nodes.
+SHARE_OF = {"lmr": "moves", "research": "lmr"}
+
+
 def table(name, depths, rows):
     keys = [k for k in next(iter(rows.values())) if k not in ("nodes", "loop", "moves")]
     print(f"{name}: mean depth {sum(depths) / len(depths):.2f} over {len(depths)} positions")
     print("depth      nodes  loop %  moves/loop  " + "  ".join(f"{k + ' %':>9}" for k in keys))
     for d in sorted(rows):
         r = rows[d]
+        cells = "  ".join(f"{100 * r.get(k, 0) / max(1, r.get(SHARE_OF.get(k, 'nodes'), 0)):9.1f}"
+                          for k in keys)
         n = max(1, r["nodes"])
-        cells = "  ".join(f"{100 * r.get(k, 0) / n:9.1f}" for k in keys)
         print(f"{d:5d} {r['nodes']:10d} {100 * r['loop'] / n:7.1f} "
               f"{r['moves'] / max(1, r['loop']):11.2f}  {cells}")
     print()

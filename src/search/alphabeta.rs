@@ -674,11 +674,23 @@ pub(crate) fn search<const PV: bool>(
             // At least one ply, at most new_depth; with LmrMinDepth 1, a
             // depth-1 node has new_depth 0 and is searched unreduced.
             let d = (new_depth - r.max(0)).max(1).min(new_depth);
+            stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
-            // Re-search at full depth when the reduced search beats alpha.
-            if value > alpha && d < new_depth {
-                value =
-                    -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, new_depth, !cut_node);
+            // Re-search when the reduced search beats alpha: at the full
+            // depth, or (`lmr_research_adjust`) a ply deeper or shallower
+            // by how far it beat the best value (a clear gain is worth a
+            // closer look; a marginal one at the reduced depth may stand).
+            if value > alpha {
+                let mut full = new_depth;
+                if params.lmr_research_adjust != 0 {
+                    full += (d < new_depth && value > best_value + params.lmr_deeper_margin) as i32
+                        - (value < best_value + params.lmr_shallower_margin) as i32;
+                }
+                if full > d {
+                    stats::count(counted, Event::Researched, entry_depth);
+                    value =
+                        -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, full, !cut_node);
+                }
             }
         } else if !PV || move_count > 1 {
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, new_depth, !cut_node);

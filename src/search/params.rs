@@ -70,6 +70,17 @@ pub struct SearchParams {
     /// History score (twice the butterfly score plus the continuation
     /// scores of the last two moves) that shifts the reduction by one ply.
     pub lmr_history_divisor: i32,
+    /// 1: the re-search after a reduced search that beat alpha goes a
+    /// ply deeper when it beat the best value so far by
+    /// `lmr_deeper_margin`, a ply shallower (none at all when that depth
+    /// was the reduced one) when not by `lmr_shallower_margin`
+    /// (Stockfish's and YaneuraOu's); 0: always at the full depth. Off
+    /// until its equal-time SPRT passes (README, "The re-search's depth").
+    pub lmr_research_adjust: i32,
+    /// See `lmr_research_adjust`.
+    pub lmr_deeper_margin: Value,
+    /// See `lmr_research_adjust`.
+    pub lmr_shallower_margin: Value,
     // -- Continuation-history pruning
     /// Deepest (reduced) depth at which quiet moves with a bad
     /// continuation record are skipped.
@@ -139,6 +150,9 @@ impl SearchParams {
         lmr_base_pct: 50,
         lmr_divisor_pct: 225,
         lmr_history_divisor: 16_000,
+        lmr_research_adjust: 0,
+        lmr_deeper_margin: 48,
+        lmr_shallower_margin: 9,
         cont_prune_max_depth: 4,
         cont_prune_margin: 4_000,
         probcut_min_depth: 5,
@@ -238,6 +252,9 @@ tunables! {
     "LmrBasePct" lmr_base_pct (-100, 200, 10),
     "LmrDivisorPct" lmr_divisor_pct (100, 600, 20),
     "LmrHistoryDivisor" lmr_history_divisor (1000, 60000, 1600),
+    "LmrResearchAdjust" lmr_research_adjust (0, 1, 1),
+    "LmrDeeperMargin" lmr_deeper_margin (0, 300, 10),
+    "LmrShallowerMargin" lmr_shallower_margin (-50, 100, 5),
     "ContPruneMaxDepth" cont_prune_max_depth (0, 14, 1),
     "ContPruneMargin" cont_prune_margin (500, 20000, 500),
     "ProbCutMinDepth" probcut_min_depth (2, 14, 1),

@@ -5,9 +5,10 @@
 //! Why: at equal nodes YaneuraOu's search completes two plies more than
 //! Ryuo's on the same positions. Node counts per remaining depth, the share
 //! of nodes that reach the move loop, the moves searched there and the
-//! steps that end a node before its moves tell where the two trees differ
-//! (README, "The shape of the tree"). Counted at non-PV nodes not in check,
-//! summed over every search of the process.
+//! steps that end a node before its moves tell where the two trees differ;
+//! the late move reductions and their re-searches, how its moves are
+//! searched (README, "The shape of the tree"). Counted at non-PV nodes not
+//! in check, summed over every search of the process.
 
 /// What is counted at a node of remaining depth `d`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,13 +27,17 @@ pub enum Event {
     NullMove,
     /// A node ended by ProbCut.
     ProbCut,
+    /// A move searched first at a reduced depth (late move reduction).
+    Reduced,
+    /// A reduced move searched again deeper, having beaten alpha.
+    Researched,
 }
 
 /// Depths counted apart; deeper ones share the last row.
 #[cfg(feature = "stats")]
 const DEPTHS: usize = 64;
 #[cfg(feature = "stats")]
-const EVENTS: usize = 7;
+const EVENTS: usize = 9;
 
 #[cfg(feature = "stats")]
 static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
@@ -52,8 +57,8 @@ pub fn count(counted: bool, event: Event, depth: i32) {
 }
 
 /// The counts so far, a line per depth that saw a node: `stats depth D
-/// nodes N loop L moves M hash H rfp R null U probcut P`; `None` in a
-/// build without the feature.
+/// nodes N loop L moves M hash H rfp R null U probcut P lmr E research
+/// S`; `None` in a build without the feature.
 pub fn report() -> Option<String> {
     #[cfg(feature = "stats")]
     {
@@ -69,8 +74,9 @@ pub fn report() -> Option<String> {
             }
             let _ = writeln!(
                 text,
-                "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {}",
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6]
+                "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {} \
+                 lmr {} research {}",
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
             );
         }
         Some(text)
