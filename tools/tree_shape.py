@@ -122,9 +122,9 @@ def table(name, depths, rows):
     print("depth      nodes  loop %  moves/loop  " + "  ".join(f"{k + ' %':>9}" for k in keys))
     for d in sorted(rows):
         r = rows[d]
+        n = max(1, r["nodes"])
         cells = "  ".join(f"{100 * r.get(k, 0) / max(1, r.get(SHARE_OF.get(k, 'nodes'), 0)):9.1f}"
                           for k in keys)
-        n = max(1, r["nodes"])
         print(f"{d:5d} {r['nodes']:10d} {100 * r['loop'] / n:7.1f} "
               f"{r['moves'] / max(1, r['loop']):11.2f}  {cells}")
     print()

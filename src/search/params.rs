@@ -75,7 +75,8 @@ pub struct SearchParams {
     /// `lmr_deeper_margin`, a ply shallower (none at all when that depth
     /// was the reduced one) when not by `lmr_shallower_margin`
     /// (Stockfish's and YaneuraOu's); 0: always at the full depth. Off
-    /// until its equal-time SPRT passes (README, "The re-search's depth").
+    /// until its equal-time SPRT passes (README, "The re-search's
+    /// depth by its margin").
     pub lmr_research_adjust: i32,
     /// See `lmr_research_adjust`.
     pub lmr_deeper_margin: Value,
