@@ -2,7 +2,9 @@
 
 use ryuo::movegen::legal_moves;
 use ryuo::position::Position;
-use ryuo::search::{Control, Limits, Score, SearchOptions, SearchResult, Searcher, Silent};
+use ryuo::search::{
+    Control, Features, Limits, Score, SearchOptions, SearchResult, Searcher, Silent,
+};
 
 fn search(sfen: &str, depth: i32) -> SearchResult {
     let pos = Position::from_sfen(sfen).unwrap();
@@ -324,6 +326,22 @@ fn cpu_specific_kernels_search_the_same_tree() {
     assert_eq!(bench_nodes(false), bench_nodes(true));
 }
 
+/// A fresh search of `sfen` to `depth` with the default options but the
+/// switches `set` changes; its line must be legal.
+fn search_with_features(sfen: &str, depth: i32, set: impl Fn(&mut Features)) -> SearchResult {
+    let pos = Position::from_sfen(sfen).unwrap();
+    let mut searcher = Searcher::new(16);
+    let mut options = SearchOptions::default();
+    set(&mut options.features);
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
+    assert_line_is_legal(&pos, &r.pv);
+    r
+}
+
 /// The mate-in-one test inside the search and quiescence (`MateOnePly`)
 /// reaches the search (the trees of the bench's tactical and endgame
 /// positions change) and keeps its answers sound: the same mates, and
@@ -331,18 +349,8 @@ fn cpu_specific_kernels_search_the_same_tree() {
 /// bench figure (8 % at depth 12), not a test.
 #[test]
 fn mate_in_one_nodes_keep_the_search_sound() {
-    let run = |sfen: &str, depth: i32, mate_one_ply: bool| {
-        let pos = Position::from_sfen(sfen).unwrap();
-        let mut searcher = Searcher::new(16);
-        let mut options = SearchOptions::default();
-        options.features.mate_one_ply = mate_one_ply;
-        let limits = Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        };
-        let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
-        assert_line_is_legal(&pos, &r.pv);
-        r
+    let run = |sfen: &str, depth: i32, on: bool| {
+        search_with_features(sfen, depth, |f| f.mate_one_ply = on)
     };
     for (sfen, depth, plies) in [
         ("k8/2s4g+P/5R3/9/9/9/9/9/8K b S 1", 5, 3),
@@ -363,6 +371,33 @@ fn mate_in_one_nodes_keep_the_search_sound() {
     for sfen in endgames {
         on += run(sfen, 7, true).nodes;
         off += run(sfen, 7, false).nodes;
+    }
+    assert_ne!(on, off, "the switch changes nothing");
+}
+
+/// The pawn history (`PawnHistory`, off by default) reaches the search:
+/// with it on, the bench's middle-game trees change, and every line stays
+/// legal and the mates the same.
+#[test]
+fn pawn_history_changes_the_tree_and_keeps_it_sound() {
+    let run = |sfen: &str, depth: i32, on: bool| {
+        search_with_features(sfen, depth, |f| f.pawn_history = on)
+    };
+    assert!(!SearchOptions::default().features.pawn_history);
+    let sfen = "k8/2s4g+P/5R3/9/9/9/9/9/8K b S 1";
+    let r = run(sfen, 5, true);
+    assert_eq!(mate_score(&r), Some(3));
+    assert_mating_line(sfen, &r.pv, 3);
+    let bench = include_str!("../src/bench.sfen");
+    let middle: Vec<&str> = bench
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .take(4)
+        .collect();
+    let (mut on, mut off) = (0, 0);
+    for sfen in middle {
+        on += run(sfen, 8, true).nodes;
+        off += run(sfen, 8, false).nodes;
     }
     assert_ne!(on, off, "the switch changes nothing");
 }

@@ -21,9 +21,9 @@ fn slot(key: u64) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 50) as usize & (SIZE - 1)
 }
 
-/// A 64-bit key of the pawns of both sides.
+/// A 64-bit key of the pawns of both sides (also the pawn history's).
 #[inline]
-fn pawn_key(pos: &Position) -> u64 {
+pub(super) fn pawn_key(pos: &Position) -> u64 {
     let fold =
         |raw: u128, k: u64| (raw as u64).wrapping_mul(k) ^ ((raw >> 64) as u64).rotate_left(29);
     fold(

@@ -1,7 +1,8 @@
 //! Move-ordering memories: two killer slots per ply, the butterfly
-//! history of quiet moves and drops, the capture history, and the
+//! history of quiet moves and drops, the capture history, the
 //! continuation histories (a quiet move's record as the reply to the move
-//! made one, two or four plies before).
+//! made one, two or four plies before) and the pawn history (a quiet
+//! move's record in positions with the same pawns).
 
 use crate::position::Position;
 use crate::search::params::HISTORY_MAX;
@@ -131,15 +132,16 @@ pub struct ContinuationHistory {
 impl Default for ContinuationHistory {
     fn default() -> Self {
         ContinuationHistory {
-            table: zeroed_table(),
+            table: zeroed(PIECE_TO * PIECE_TO),
         }
     }
 }
 
-/// 13 MB of zeros from the allocator, which maps fresh zero pages: no page
-/// is touched until a search uses it.
-fn zeroed_table() -> Box<[i16]> {
-    vec![0i16; PIECE_TO * PIECE_TO].into_boxed_slice()
+/// `len` zeros from the allocator, which maps fresh zero pages for a
+/// large table (13 MB for the continuation history): no page is touched
+/// until a search uses it.
+fn zeroed(len: usize) -> Box<[i16]> {
+    vec![0i16; len].into_boxed_slice()
 }
 
 impl ContinuationHistory {
@@ -163,7 +165,7 @@ impl ContinuationHistory {
     /// resident at each new game (3.4 GB at 256 threads).
     pub fn clear(&mut self) {
         self.table = Box::default();
-        self.table = zeroed_table();
+        self.table = zeroed(PIECE_TO * PIECE_TO);
     }
 
     /// Bytes of one table.
@@ -208,6 +210,84 @@ impl CaptureHistory {
     }
 }
 
+/// Rows of the pawn history (a power of two), one per pawn-structure slot.
+const PAWN_SLOTS: usize = 1_024;
+
+/// The pawn-history row of no structure (the technique switched off): one
+/// row past the real ones, never written, so it reads zero.
+pub const NO_PAWN_SLOT: usize = PAWN_SLOTS;
+
+/// Pawn history (Stockfish's and YaneuraOu's): a score per (piece,
+/// destination) of a quiet move, per slot of the pawn structure. The
+/// pawns change slowly, so the moves that worked in one position keep
+/// working in its neighbours, and the table tells the plans that suit a
+/// structure from the ones that do not, where the butterfly history
+/// mixes every structure of the game.
+pub struct PawnHistory {
+    table: Box<[i16]>,
+}
+
+impl Default for PawnHistory {
+    fn default() -> Self {
+        PawnHistory {
+            table: zeroed(Self::LEN),
+        }
+    }
+}
+
+impl PawnHistory {
+    /// The row of the pawn structure with the 64-bit key `pawn_key`.
+    #[inline]
+    pub fn slot(pawn_key: u64) -> usize {
+        (pawn_key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) as usize & (PAWN_SLOTS - 1)
+    }
+
+    /// Score of the quiet move `to` (a `piece_to` key) in the structure
+    /// `slot`.
+    #[inline]
+    pub fn get(&self, slot: usize, to: usize) -> i32 {
+        self.table[slot * PIECE_TO + to] as i32
+    }
+
+    /// Adds `bonus` with gravity; nothing for `NO_PAWN_SLOT`.
+    #[inline]
+    pub fn update(&mut self, slot: usize, to: usize, bonus: i32) {
+        if slot < PAWN_SLOTS {
+            apply_bonus(&mut self.table[slot * PIECE_TO + to], bonus);
+        }
+    }
+
+    /// Forgets everything (new game), as `ContinuationHistory::clear`.
+    pub fn clear(&mut self) {
+        self.table = Box::default();
+        self.table = zeroed(Self::LEN);
+    }
+
+    /// Entries of one table: the slots and the row of no structure.
+    const LEN: usize = (PAWN_SLOTS + 1) * PIECE_TO;
+
+    /// Bytes of one table.
+    pub const BYTES: usize = Self::LEN * std::mem::size_of::<i16>();
+}
+
+/// What a quiet move's histories are looked up by, besides the move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuietKeys {
+    /// Keys of the moves one, two and four plies back (`NO_PIECE_TO` where
+    /// there is none).
+    pub cont: [usize; 3],
+    /// The pawn-history row of the position (`NO_PAWN_SLOT` when off).
+    pub pawn_slot: usize,
+}
+
+impl QuietKeys {
+    /// No earlier move, no pawn structure.
+    pub const NONE: QuietKeys = QuietKeys {
+        cont: [NO_PIECE_TO; 3],
+        pawn_slot: NO_PAWN_SLOT,
+    };
+}
+
 /// Every history of one search thread.
 #[derive(Default)]
 pub struct Histories {
@@ -217,6 +297,8 @@ pub struct Histories {
     pub capture: CaptureHistory,
     /// Quiet moves as replies to earlier moves.
     pub continuation: ContinuationHistory,
+    /// Quiet moves by the pawn structure they were played in.
+    pub pawn: PawnHistory,
 }
 
 impl Histories {
@@ -225,16 +307,19 @@ impl Histories {
         self.main.clear();
         self.capture.clear();
         self.continuation.clear();
+        self.pawn.clear();
     }
 
-    /// The ordering score of the quiet move `m` (key `to`) for side `c`,
-    /// given the keys of the moves one, two and four plies back.
+    /// The ordering score of the quiet move `m` (key `to`) for side `c`:
+    /// the butterfly and pawn histories twice, the continuation histories
+    /// once (YaneuraOu's weights).
     #[inline]
-    pub fn quiet_score(&self, c: Color, m: Move, to: usize, cont: &[usize; 3]) -> i32 {
+    pub fn quiet_score(&self, c: Color, m: Move, to: usize, keys: &QuietKeys) -> i32 {
         2 * self.main.get(c, m)
-            + self.continuation.get(cont[0], to)
-            + self.continuation.get(cont[1], to)
-            + self.continuation.get(cont[2], to)
+            + 2 * self.pawn.get(keys.pawn_slot, to)
+            + self.continuation.get(keys.cont[0], to)
+            + self.continuation.get(keys.cont[1], to)
+            + self.continuation.get(keys.cont[2], to)
     }
 }
 
@@ -303,14 +388,27 @@ mod tests {
         // The row of no move is never written.
         h.continuation.update(NO_PIECE_TO, reply_key, 500);
         assert_eq!(h.continuation.get(NO_PIECE_TO, reply_key), 0);
-        let cont = [key, NO_PIECE_TO, NO_PIECE_TO];
-        assert_eq!(h.quiet_score(Color::White, reply, reply_key, &cont), 500);
+        let mut keys = QuietKeys {
+            cont: [key, NO_PIECE_TO, NO_PIECE_TO],
+            ..QuietKeys::NONE
+        };
+        assert_eq!(h.quiet_score(Color::White, reply, reply_key, &keys), 500);
+        // The pawn history adds twice its score in the structure's row.
+        let slot = PawnHistory::slot(0x1234_5678_9ABC_DEF0);
+        h.pawn.update(slot, reply_key, 100);
+        assert_eq!(h.pawn.get(slot, reply_key), 100);
+        keys.pawn_slot = slot;
+        assert_eq!(h.quiet_score(Color::White, reply, reply_key, &keys), 700);
+        // The row of no structure is never written.
+        h.pawn.update(NO_PAWN_SLOT, reply_key, 100);
+        assert_eq!(h.pawn.get(NO_PAWN_SLOT, reply_key), 0);
         h.capture.update(reply_key, PieceType::Pawn, -300);
         assert_eq!(h.capture.get(reply_key, PieceType::Pawn), -300);
         assert_eq!(h.capture.get(reply_key, PieceType::Rook), 0);
         h.clear();
         assert_eq!(h.continuation.get(key, reply_key), 0);
         assert_eq!(h.capture.get(reply_key, PieceType::Pawn), 0);
+        assert_eq!(h.pawn.get(slot, reply_key), 0);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 use crate::eval::{capture_value, piece_value};
 use crate::movegen::{generate, GenType, MAX_MOVES};
 use crate::position::Position;
-use crate::search::history::{piece_to, Histories, Killers, NO_PIECE_TO};
+use crate::search::history::{piece_to, Histories, Killers, QuietKeys};
 use crate::search::see::see_ge;
 use crate::types::Move;
 use arrayvec::ArrayVec;
@@ -54,9 +54,8 @@ pub struct MovePicker {
     quiet_start: usize,
     use_history: bool,
     use_capture_history: bool,
-    /// Keys of the moves one, two and four plies back, for the
-    /// continuation histories (`NO_PIECE_TO` where there is none).
-    cont: [usize; 3],
+    /// What the quiet moves' histories are looked up by.
+    keys: QuietKeys,
     /// Quiet moves scoring below this are not sorted.
     sort_limit: i32,
 }
@@ -71,8 +70,8 @@ pub struct Ordering {
     pub history: bool,
     /// Capture history after the victim for captures.
     pub capture_history: bool,
-    /// Keys of the moves one, two and four plies back.
-    pub cont: [usize; 3],
+    /// What the quiet moves' histories are looked up by.
+    pub keys: QuietKeys,
     /// Remaining depth: quiet moves scoring below `-QUIET_SORT_LIMIT ·
     /// depth` are left unsorted, after the rest.
     pub depth: i32,
@@ -103,7 +102,7 @@ impl MovePicker {
             quiet_start: 0,
             use_history: ordering.history,
             use_capture_history: ordering.capture_history,
-            cont: ordering.cont,
+            keys: ordering.keys,
             sort_limit: -QUIET_SORT_LIMIT * ordering.depth,
         }
     }
@@ -129,7 +128,7 @@ impl MovePicker {
             quiet_start: 0,
             use_history: true,
             use_capture_history: capture_history,
-            cont: [NO_PIECE_TO; 3],
+            keys: QuietKeys::NONE,
             sort_limit: 0,
         }
     }
@@ -277,7 +276,7 @@ impl MovePicker {
                 let pt = pos.moved_piece(m).kind();
                 500_000 + piece_value(pt.promote()) - piece_value(pt)
             } else if self.use_history {
-                history.quiet_score(us, m, piece_to(pos, m), &self.cont)
+                history.quiet_score(us, m, piece_to(pos, m), &self.keys)
             } else {
                 0
             };

@@ -4,7 +4,7 @@
 
 use super::correction::CorrectionHistory;
 use super::deepening::iterative_deepening;
-use super::history::{ContinuationHistory, Histories, Killers};
+use super::history::{ContinuationHistory, Histories, Killers, PawnHistory};
 use super::params::*;
 use super::timeman::PreviousMove;
 use super::tt::TranspositionTable;
@@ -286,12 +286,13 @@ impl Searcher {
 
     /// Number of search threads (Lazy SMP: one main thread and helpers
     /// sharing the hash table). Each helper has its own tables (about
-    /// 14 MB, mostly the continuation history): more than the free memory
+    /// 20 MB, mostly the continuation and pawn histories): more than the free memory
     /// is refused and the threads stay as they were.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         let helpers = threads.max(1) - 1;
         let added = helpers.saturating_sub(self.helpers.len());
-        let bytes = added.saturating_mul(ContinuationHistory::BYTES + THREAD_OTHER_BYTES);
+        let bytes = added
+            .saturating_mul(ContinuationHistory::BYTES + PawnHistory::BYTES + THREAD_OTHER_BYTES);
         if !crate::memory::fits_in_memory(bytes) {
             return Err(format!(
                 "cannot allocate {} MiB for {threads} search threads: more than the free memory",
@@ -397,6 +398,6 @@ impl Searcher {
 /// Stack of a helper thread: the recursive search keeps ~10 KiB a ply.
 const HELPER_STACK_BYTES: usize = 64 << 20;
 
-/// A helper's tables besides the continuation history (principal
+/// A helper's tables besides the continuation and pawn histories (principal
 /// variations, frames, accumulators, the other histories), rounded up.
 const THREAD_OTHER_BYTES: usize = 2 << 20;

@@ -211,8 +211,10 @@ impl Options {
         // Off by default (see `Features::mate_one_ply`), so not an
         // ablation switch: `true` turns it on.
         entries.push(check("MateOnePly", Features::default().mate_one_ply));
-        // Off by default too (see `Features::adaptive_time`).
+        // Off by default too (see `Features::adaptive_time`,
+        // `Features::pawn_history`).
         entries.push(check("AdaptiveTime", Features::default().adaptive_time));
+        entries.push(check("PawnHistory", Features::default().pawn_history));
         let killers = Features::default().killers as i64;
         entries.push(spin("Killers", killers, 0, killers));
         entries.extend(book_options());
@@ -427,6 +429,7 @@ impl Options {
         }
         features.mate_one_ply = self.check("MateOnePly");
         features.adaptive_time = self.check("AdaptiveTime");
+        features.pawn_history = self.check("PawnHistory");
         features
     }
 }
