@@ -286,8 +286,8 @@ impl Searcher {
 
     /// Number of search threads (Lazy SMP: one main thread and helpers
     /// sharing the hash table). Each helper has its own tables (about
-    /// 20 MB, mostly the continuation and pawn histories): more than the free memory
-    /// is refused and the threads stay as they were.
+    /// 20 MB, mostly the continuation and pawn histories): more than the
+    /// free memory is refused and the threads stay as they were.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         let helpers = threads.max(1) - 1;
         let added = helpers.saturating_sub(self.helpers.len());
