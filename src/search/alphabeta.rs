@@ -457,7 +457,6 @@ pub(crate) fn search<const PV: bool>(
             NO_PAWN_SLOT
         },
     };
-    let cont = keys.cont;
     stats::count(counted, Event::Loop, entry_depth);
     let mut picker = MovePicker::new(
         &td.pos,
@@ -501,13 +500,8 @@ pub(crate) fn search<const PV: bool>(
         let key = piece_to(&td.pos, m);
         // How well this quiet move did as a reply to the last two moves.
         let cont_score = if quiet {
-            td.history.continuation.get(cont[0], key) + td.history.continuation.get(cont[1], key)
-        } else {
-            0
-        };
-        // And in this pawn structure.
-        let pawn_score = if quiet {
-            td.history.pawn.get(keys.pawn_slot, key)
+            td.history.continuation.get(keys.cont[0], key)
+                + td.history.continuation.get(keys.cont[1], key)
         } else {
             0
         };
@@ -547,7 +541,8 @@ pub(crate) fn search<const PV: bool>(
                 && !gives_check
                 && !is_killer
                 && lmr_depth < params.cont_prune_max_depth
-                && cont_score + pawn_score < -params.cont_prune_margin * depth
+                && cont_score + td.history.pawn.get(keys.pawn_slot, key)
+                    < -params.cont_prune_margin * depth
             {
                 continue;
             }
