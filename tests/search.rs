@@ -445,3 +445,61 @@ fn every_tunable_at_its_bounds_searches_soundly() {
         }
     }
 }
+
+/// A 17-ply mate of `tests/data/tsume320.tsv` (the set's shortest known;
+/// the first proof the solver finds is longer), White to move: beyond a
+/// short alpha-beta search, a few thousand nodes for the df-pn solver.
+const LONG_MATE: &str =
+    "l1s2g2l/3k2s2/1pn1p4/p2bg1p1p/4N2p1/1gppPBP1P/P1N4SL/1SK1G2R1/L5+rN1 w 6p 92";
+
+/// A search with a time budget of `ms` (minimum, optimum and maximum
+/// alike) and `RootMatePercent` = `percent`, its mate solver ready.
+fn timed_search(sfen: &str, ms: u64, percent: u32, depth: Option<i32>) -> SearchResult {
+    let pos = Position::from_sfen(sfen).unwrap();
+    let mut searcher = Searcher::new(16);
+    searcher.set_mate_hash(16).unwrap();
+    searcher.prepare_mate_solver().unwrap();
+    let options = SearchOptions {
+        root_mate_percent: percent,
+        ..SearchOptions::default()
+    };
+    let t = std::time::Duration::from_millis(ms);
+    let limits = Limits {
+        time: Some(ryuo::time::TimeBudget {
+            minimum: t,
+            optimum: t,
+            maximum: t,
+        }),
+        depth,
+        ..Limits::default()
+    };
+    let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
+    assert_line_is_legal(&pos, &r.pv);
+    assert_best_is_legal(&pos, &r);
+    r
+}
+
+/// The root mate test (`RootMatePercent`) answers a timed search with the
+/// solver's mate: the best move starts a verified mating line, and the
+/// score is a mate of that line's length. At 100 % the alpha-beta search
+/// gets no time, so the mate can only be the solver's.
+#[test]
+fn the_root_mate_test_plays_a_long_mate() {
+    let r = timed_search(LONG_MATE, 1_000, 100, None);
+    let len = r.pv.len();
+    assert!(len >= 17, "{len}");
+    assert_eq!(mate_score(&r), Some(len as i32));
+    assert_eq!(r.best, r.pv.first().copied());
+    assert_mating_line(LONG_MATE, &r.pv, len);
+}
+
+/// Switched off, or in a search bound by depth (the alpha-beta search's
+/// own answer is wanted: `go depth`, bench), the test does not run: the
+/// result is that of the iterations, one ply here.
+#[test]
+fn the_root_mate_test_stays_out_when_off_or_depth_bound() {
+    let off = timed_search(LONG_MATE, 4_000, 0, Some(1));
+    assert_eq!(off.depth, 1);
+    let on_depth_bound = timed_search(LONG_MATE, 4_000, 50, Some(1));
+    assert_eq!(on_depth_bound.depth, 1);
+}

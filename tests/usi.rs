@@ -335,6 +335,33 @@ fn go_mate_finds_a_mate_in_one() {
     assert_eq!(lines.last().unwrap(), "checkmate G*5b");
 }
 
+/// With `RootMatePercent` at 100, a timed `go` in a position with a long
+/// mate answers with the solver's mate (`score mate`, the line's first
+/// move): the alpha-beta search, left no time, could not have found it.
+#[test]
+fn root_mate_percent_plays_the_solvers_mate() {
+    let mut e = Engine::ready();
+    e.send("setoption name RootMatePercent value 100");
+    e.send("isready");
+    e.expect(|l| l == "readyok", SHORT);
+    e.send("position sfen l1s2g2l/3k2s2/1pn1p4/p2bg1p1p/4N2p1/1gppPBP1P/P1N4SL/1SK1G2R1/L5+rN1 w 6p 92");
+    let (lines, best) = e.go("go btime 0 wtime 0 byoyomi 1000", SHORT);
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.contains(" pv "))
+        .expect("an info line");
+    assert!(info.contains("score mate "), "{info}");
+    let first = info
+        .split(" pv ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert_eq!(best, first);
+}
+
 #[test]
 fn a_mated_side_resigns() {
     let mut e = Engine::ready();

@@ -149,6 +149,30 @@ impl MateSolver {
         deadline: Option<Instant>,
         max_nodes: Option<u64>,
     ) -> MateResult {
+        self.solve_with(pos, stop, deadline, max_nodes, true)
+    }
+
+    /// Like `solve`, but the first proof's line is the answer at once: no
+    /// time goes to a shorter mate (the search's root mate test, where any
+    /// mate wins and the time left belongs to the alpha-beta search).
+    pub fn solve_first(
+        &mut self,
+        pos: &mut Position,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+        max_nodes: Option<u64>,
+    ) -> MateResult {
+        self.solve_with(pos, stop, deadline, max_nodes, false)
+    }
+
+    fn solve_with(
+        &mut self,
+        pos: &mut Position,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+        max_nodes: Option<u64>,
+        shorten: bool,
+    ) -> MateResult {
         let start = Instant::now();
         let share =
             |f: f64| deadline.map(|d| start + d.saturating_duration_since(start).mul_f64(f));
@@ -188,7 +212,7 @@ impl MateSolver {
                 } else {
                     deadline.map(|d| now + d.saturating_duration_since(now).mul_f64(SHORTEN_SHARE))
                 };
-                let has_time = shorten_deadline.is_none_or(|d| now < d);
+                let has_time = shorten && shorten_deadline.is_none_or(|d| now < d);
                 let mut best = first;
                 // Shortening starts from the proven length, not from the
                 // first line's: that line's defender may have given up

@@ -213,6 +213,9 @@ pub struct SearchOptions {
     pub max_moves_to_draw: u32,
     /// The static evaluation.
     pub evaluator: Evaluator,
+    /// Percent of a timed move's optimum time for the df-pn mate test at
+    /// the root before the alpha-beta search (`root_mate.rs`); 0: none.
+    pub root_mate_percent: u32,
 }
 
 impl Default for SearchOptions {
@@ -225,6 +228,7 @@ impl Default for SearchOptions {
             params: SearchParams::DEFAULT,
             max_moves_to_draw: u32::MAX,
             evaluator: Evaluator::default(),
+            root_mate_percent: 0,
         }
     }
 }

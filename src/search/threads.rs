@@ -318,6 +318,9 @@ impl Searcher {
     /// on their own copies of the position, sharing only the hash table
     /// and skipping some depths so that they explore other parts of the
     /// tree; the main thread decides when to stop and which result to play.
+    /// Before them, with `RootMatePercent` set and the mate solver's table
+    /// ready (`prepare_mate_solver`, at `isready`), the solver may look for
+    /// a mate in a share of the time (`root_mate.rs`).
     pub fn search(
         &mut self,
         pos: &Position,
@@ -326,6 +329,13 @@ impl Searcher {
         control: &Control,
         reporter: &mut dyn Reporter,
     ) -> SearchResult {
+        if let Some(line) = self
+            .mate
+            .as_mut()
+            .and_then(|solver| super::root_mate::find(solver, pos, limits, options, control))
+        {
+            return self.play_mate(line, control, reporter);
+        }
         self.tt.new_search();
         let helpers_stop = AtomicBool::new(false);
         let node_counts: Vec<AtomicU64> = (0..self.threads()).map(|_| AtomicU64::new(0)).collect();
@@ -392,6 +402,38 @@ impl Searcher {
             }
         }
         result
+    }
+
+    /// The result of a search answered by the root mate test: `line`, a
+    /// verified mate, reported as one principal variation.
+    fn play_mate(
+        &self,
+        line: Vec<Move>,
+        control: &Control,
+        reporter: &mut dyn Reporter,
+    ) -> SearchResult {
+        let nodes = self.mate.as_ref().map_or(0, MateSolver::nodes);
+        let len = line.len() as i32;
+        reporter.pv(&PvInfo {
+            multipv: 1,
+            depth: len,
+            seldepth: len,
+            score: Score::Mate(len),
+            bound: Bound::Exact,
+            nodes,
+            time: control.since_start(),
+            hashfull: self.tt.hashfull(),
+            pv: line.clone(),
+        });
+        SearchResult {
+            best: line.first().copied(),
+            ponder: line.get(1).copied(),
+            declare_win: false,
+            score: MATE - len,
+            depth: len,
+            nodes,
+            pv: line,
+        }
     }
 }
 

@@ -215,6 +215,12 @@ impl Options {
         // `Features::pawn_history`).
         entries.push(check("AdaptiveTime", Features::default().adaptive_time));
         entries.push(check("PawnHistory", Features::default().pawn_history));
+        entries.push(spin(
+            "RootMatePercent",
+            SearchOptions::default().root_mate_percent.into(),
+            0,
+            100,
+        ));
         let killers = Features::default().killers as i64;
         entries.push(spin("Killers", killers, 0, killers));
         entries.extend(book_options());
@@ -372,6 +378,7 @@ impl Options {
             entering_king_rule: self.entering_king_rule(),
             features: self.features(),
             params: self.search_params(),
+            root_mate_percent: self.spin("RootMatePercent") as u32,
             max_moves_to_draw: match self.spin("MaxMovesToDraw") {
                 0 => u32::MAX,
                 n => n as u32,
