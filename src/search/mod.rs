@@ -12,7 +12,8 @@
 //! `deepening.rs` (iterative deepening at the root), `alphabeta.rs` (the
 //! tree search and quiescence), `movepick.rs`, `history.rs`, `correction.rs`, `tt.rs`,
 //! `see.rs`, `params.rs`, `timeman.rs` (how long to go on, between
-//! iterations), `root_mate.rs` (the df-pn mate test before a timed search), `stats.rs` (the tree's shape by depth, in `stats` builds).
+//! iterations), `root_mate.rs` (the df-pn mate test before a timed
+//! search), `stats.rs` (the tree's shape by depth, in `stats` builds).
 
 mod alphabeta;
 mod correction;
