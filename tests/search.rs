@@ -453,12 +453,10 @@ const LONG_MATE: &str =
     "l1s2g2l/3k2s2/1pn1p4/p2bg1p1p/4N2p1/1gppPBP1P/P1N4SL/1SK1G2R1/L5+rN1 w 6p 92";
 
 /// A search with a time budget of `ms` (minimum, optimum and maximum
-/// alike) and `RootMatePercent` = `percent`, its mate solver ready.
+/// alike) and `RootMatePercent` = `percent`.
 fn timed_search(sfen: &str, ms: u64, percent: u32, depth: Option<i32>) -> SearchResult {
     let pos = Position::from_sfen(sfen).unwrap();
     let mut searcher = Searcher::new(16);
-    searcher.set_mate_hash(16).unwrap();
-    searcher.prepare_mate_solver().unwrap();
     let options = SearchOptions {
         root_mate_percent: percent,
         ..SearchOptions::default()
