@@ -149,9 +149,9 @@ pub struct Searcher {
     mate: Option<MateSolver>,
     mate_hash_mib: usize,
     /// The root mate test's own solver (`RootMatePercent`), with a small
-    /// table: the same test with `go mate`'s 64 MiB measured about 100 Elo
-    /// worse than with 1 MiB, its random probes before every move
-    /// seemingly evicting what the alpha-beta search keeps in the caches.
+    /// table: the test with `go mate`'s 64 MiB measured some 80 Elo worse
+    /// than with 1 MiB, for a reason not found (README, "A df-pn mate
+    /// test at the root"), and it leaves `go mate`'s table alone.
     root_mate: MateSolver,
 }
 
