@@ -22,7 +22,8 @@ another, alternated over the rounds: run it on an otherwise idle machine.
 
 import argparse
 import statistics
-import subprocess
+
+from tactics import Engine, parse_options  # the same folder's USI engine driver
 
 
 def games_from_records(path, count):
@@ -37,45 +38,17 @@ def games_from_records(path, count):
     return out
 
 
-class Engine:
-    def __init__(self, path, options):
-        self.p = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-        self.send("usi")
-        self.wait("usiok")
-        for name, value in options:
-            self.send(f"setoption name {name} value {value}")
-        self.send("isready")
-        self.wait("readyok")
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def wait(self, token):
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine closed its output")
-            lines.append(line.strip())
-            if line.startswith(token):
-                return lines
-
-    def quit(self):
-        self.send("quit")
-        self.p.wait()
-
-
 def run(path, options, games, byoyomi):
     engine = Engine(path, options)
+    engine.send("isready")
+    engine.wait_for("readyok")
     nodes, solver_moves = [], 0
     for head, moves in games:
         engine.send("usinewgame")
         for k in range(1, len(moves)):
             engine.send(f"{head} moves {' '.join(moves[:k])}")
             engine.send(f"go btime 0 wtime 0 byoyomi {byoyomi}")
-            infos = [l for l in engine.wait("bestmove") if l.startswith("info") and " nodes " in l]
+            infos = [l for l in engine.wait_for("bestmove") if l.startswith("info") and " nodes " in l]
             if not infos:
                 continue
             words = infos[-1].split()
@@ -100,10 +73,10 @@ def main():
                     help="NAME=VALUE for every configuration")
     args = ap.parse_args()
     games = games_from_records(args.records, args.games)
-    common = [o.split("=", 1) for o in args.option]
+    common = parse_options(args.option)
     for r in range(args.rounds):
         for config in args.config:
-            name, path, own = config[0], config[1], [o.split("=", 1) for o in config[2:]]
+            name, path, own = config[0], config[1], parse_options(config[2:])
             nodes, solver_moves = run(path, common + own, games, args.byoyomi)
             print(f"round {r} {name}: {len(nodes)} searches, mean nodes "
                   f"{statistics.mean(nodes):,.0f}, median {statistics.median(nodes):,.0f}, "
