@@ -156,7 +156,8 @@ pub struct Searcher {
 }
 
 /// Table of the root mate test's solver, MiB: it has a few milliseconds
-/// a move, a few thousand nodes, and 32,768 entries hold them.
+/// a move (at most some ten thousand nodes at byoyomi 100 ms), and its
+/// 32,768 entries, replaced by the work they hold, keep what matters.
 const ROOT_MATE_HASH_MIB: usize = 1;
 
 /// What the search consults at every node but never changes.
