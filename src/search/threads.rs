@@ -149,9 +149,10 @@ pub struct Searcher {
     mate: Option<MateSolver>,
     mate_hash_mib: usize,
     /// The root mate test's own solver (`RootMatePercent`), with a small
-    /// table: the test with `go mate`'s 64 MiB measured some 80 Elo worse
-    /// than with 1 MiB, for a reason not found (README, "A df-pn mate
-    /// test at the root"), and it leaves `go mate`'s table alone.
+    /// table: the test with `go mate`'s 64 MiB measured some 60 Elo worse
+    /// than with 1 MiB over three runs, for no reason found, perhaps by
+    /// chance (README, "A df-pn mate test at the root"); and it leaves
+    /// `go mate`'s table alone.
     root_mate: MateSolver,
 }
 
