@@ -16,8 +16,9 @@ evolve as in a game. Printed per configuration and round: the searches
 counted, the mean and median of the nodes of the last `info` line, and
 how many moves a root mate test answered (a single `info` line with a
 mate score, left out of the node figures; a few of the alpha-beta
-search's own quick mate answers count there too). Configurations run one after
-another, alternated over the rounds: run it on an otherwise idle machine.
+search's own quick mate answers count there too). Configurations run one
+after another, alternated over the rounds: run it on an otherwise idle
+machine.
 """
 
 import argparse
@@ -72,12 +73,17 @@ def main():
     ap.add_argument("--option", action="append", default=[],
                     help="NAME=VALUE for every configuration")
     args = ap.parse_args()
+    if any(len(config) < 2 for config in args.config):
+        ap.error("--config needs a name and an engine")
     games = games_from_records(args.records, args.games)
     common = parse_options(args.option)
     for r in range(args.rounds):
         for config in args.config:
             name, path, own = config[0], config[1], parse_options(config[2:])
             nodes, solver_moves = run(path, common + own, games, args.byoyomi)
+            if not nodes:
+                print(f"round {r} {name}: no search counted", flush=True)
+                continue
             print(f"round {r} {name}: {len(nodes)} searches, mean nodes "
                   f"{statistics.mean(nodes):,.0f}, median {statistics.median(nodes):,.0f}, "
                   f"root mate answers {solver_moves}", flush=True)
