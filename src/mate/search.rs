@@ -278,6 +278,12 @@ impl<'a> Search<'a> {
             Probe::Disproven { depth, hand } => {
                 return NodeResult::disproven(depth, hand, NOT_REPETITION)
             }
+            // Numbers already past the thresholds: the parent held stale
+            // ones (a first visit does not read its children's entries,
+            // below), and now learns these at the cost of one probe.
+            Probe::Working { pn, dn } if pn >= th_pn || dn >= th_dn => {
+                return NodeResult::working(pn, dn, hand)
+            }
             Probe::Working { .. } => false,
             Probe::Unknown => true,
         };
@@ -335,10 +341,16 @@ impl<'a> Search<'a> {
         }
         debug_assert!(ply + 1 < self.buffers.path.len());
 
-        // Siblings are read from the table once: later, a transposition may
-        // have changed one behind our back, but the stale value only costs
-        // a visit, in which the child sees its own entry.
-        self.load_children(first, last, depth - 1);
+        // Siblings are read from the table once, and only at a node seen
+        // before: at a first visit nearly every child is new too (95 % of
+        // such probes found nothing, on line 230 of tsume320.tsv), each
+        // probe a likely cache miss, and most children are never visited.
+        // A stale value (from here, or a transposition since) only costs a
+        // visit, in which the child sees its own entry: settled, or working
+        // numbers past the thresholds, it returns at once.
+        if !first_visit {
+            self.load_children(first, last, depth - 1);
+        }
         let (mut pn, mut dn);
         loop {
             let scan = Scan::of(&self.buffers.children[first..last], or_node);
