@@ -862,6 +862,38 @@ mod tests {
         );
     }
 
+    /// A node whose table entry already holds working numbers past the
+    /// thresholds it is searched with (its parent held stale ones) returns
+    /// them at once, without expanding; within the thresholds it is
+    /// searched.
+    #[test]
+    fn working_numbers_past_the_thresholds_return_at_once() {
+        let set = crate::mate::problems::parse(include_str!("../../tests/data/tsume.tsv")).unwrap();
+        let problem = set.iter().find(|p| p.mate && p.plies >= 9).unwrap();
+        let mut pos = Position::from_sfen(&problem.sfen).unwrap();
+        let stop = AtomicBool::new(false);
+        let mut table = Table::new(1);
+        let mut buffers = Buffers::new();
+        let root = PathEntry {
+            key: pos.board_key(),
+            hand: pos.hand(pos.side_to_move()),
+        };
+        let depth = DEPTH_UNBOUNDED;
+        table.store_working(root.key, root.hand, depth, (40, 30), 1);
+        let limits = Limits {
+            stop: &stop,
+            deadline: None,
+            max_nodes: None,
+        };
+        let mut search = Search::new(&mut table, &mut buffers, limits);
+        search.set_path(0, root);
+        let result = search.mid(&mut pos, 0, depth, 20, 100);
+        assert_eq!((result.pn, result.dn, search.nodes), (40, 30, 1));
+        let result = search.mid(&mut pos, 0, depth, 100, 100);
+        assert!(search.nodes > 2, "searched: {} nodes", search.nodes);
+        assert!(result.pn >= 100 || result.dn >= 100 || result.pn == 0 || result.dn == 0);
+    }
+
     #[test]
     fn drops_on_one_square_count_once_until_proven() {
         let sq = |s: &str| s.parse::<Square>().unwrap();
