@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Mean depth an engine completes in a fixed number of nodes, for several
+configurations on the same positions: how much a change to the search
+costs or buys in depth, before any game is played.
+
+    python3 tools/depth_at_nodes.py --records games.records --games 40 \\
+        --nodes 140000 --engine target/release/ryuo \\
+        --option USI_Hash=256 --option Threads=1 --option PvInterval=0 \\
+        --config EvalType=Material \\
+        --config EvalType=Material,SingularExtension=false
+
+The positions are the games of a match's `--records` cut at `--plies`
+(games shorter than a cut plus 5 plies skip it). Each configuration
+(comma-separated `Name=Value` pairs on top of the `--option`s; an empty
+string for none) runs in one process: `usinewgame`, the position, `go
+nodes N`, and the depth of the last `info` line with a line that is no
+bound. Printed: the positions, the mean depth and the wall time.
+"""
+
+import argparse
+import re
+import subprocess
+import tempfile
+import time
+
+from tree_shape import positions_from_records  # the same folder's reader
+
+
+def mean_depth(engine, options, positions, nodes):
+    proc = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, bufsize=1)
+
+    def send(line):
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+
+    def wait_for(prefix):
+        lines = []
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise SystemExit(f"{engine} quit unexpectedly")
+            lines.append(line.strip())
+            if line.startswith(prefix):
+                return lines
+
+    send("usi")
+    wait_for("usiok")
+    for name, value in options:
+        send(f"setoption name {name} value {value}")
+    send("isready")
+    wait_for("readyok")
+    depths = []
+    start = time.time()
+    for position in positions:
+        send("usinewgame")
+        send(position)
+        send(f"go nodes {nodes}")
+        lines = wait_for("bestmove")
+        complete = [line for line in lines if line.startswith("info") and " depth " in line
+                    and " pv " in line and "bound" not in line]
+        depths.append(int(re.search(r" depth (\d+)", complete[-1]).group(1)) if complete else 0)
+    elapsed = time.time() - start
+    send("quit")
+    proc.wait()
+    return sum(depths) / len(depths), elapsed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--records", required=True, help="match.py --records file")
+    ap.add_argument("--games", type=int, default=40, help="games of it to take")
+    ap.add_argument("--plies", default="30,50,70", help="where the games are cut")
+    ap.add_argument("--nodes", type=int, default=140000)
+    ap.add_argument("--engine", required=True)
+    ap.add_argument("--option", action="append", default=[], help="Name=Value for every run")
+    ap.add_argument("--config", action="append", required=True,
+                    help="Name=Value,... on top of the options ('' for none)")
+    args = ap.parse_args()
+    plies = [int(p) for p in args.plies.split(",")]
+    games = [line for line in open(args.records) if "\t" in line][: args.games]
+    with tempfile.NamedTemporaryFile("w", suffix=".records") as first_games:
+        first_games.writelines(games)
+        first_games.flush()
+        positions = positions_from_records(first_games.name, plies)
+    if not positions:
+        raise SystemExit("no positions: are the games longer than the cuts?")
+    base = [tuple(o.split("=", 1)) for o in args.option]
+    for config in args.config:
+        extra = [tuple(o.split("=", 1)) for o in config.split(",") if o]
+        depth, elapsed = mean_depth(args.engine, base + extra, positions, args.nodes)
+        print(f"{config or '(defaults)':50s} positions {len(positions)} "
+              f"mean depth {depth:.2f} time {elapsed:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
