@@ -19,50 +19,28 @@ bound. Printed: the positions, the mean depth and the wall time.
 
 import argparse
 import re
-import subprocess
 import tempfile
 import time
 
-from tree_shape import positions_from_records  # the same folder's reader
+from tactics import Engine  # the same folder's USI engine driver
+from tree_shape import positions_from_records
 
 
-def mean_depth(engine, options, positions, nodes):
-    proc = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True, bufsize=1)
-
-    def send(line):
-        proc.stdin.write(line + "\n")
-        proc.stdin.flush()
-
-    def wait_for(prefix):
-        lines = []
-        while True:
-            line = proc.stdout.readline()
-            if not line:
-                raise SystemExit(f"{engine} quit unexpectedly")
-            lines.append(line.strip())
-            if line.startswith(prefix):
-                return lines
-
-    send("usi")
-    wait_for("usiok")
-    for name, value in options:
-        send(f"setoption name {name} value {value}")
-    send("isready")
-    wait_for("readyok")
+def mean_depth(engine_path, options, positions, nodes):
+    engine = Engine(engine_path, options)
+    engine.send("isready")
+    engine.wait_for("readyok")
     depths = []
     start = time.time()
     for position in positions:
-        send("usinewgame")
-        send(position)
-        send(f"go nodes {nodes}")
-        lines = wait_for("bestmove")
-        complete = [line for line in lines if line.startswith("info") and " depth " in line
-                    and " pv " in line and "bound" not in line]
+        engine.send("usinewgame")
+        engine.send(position)
+        engine.send(f"go nodes {nodes}")
+        complete = [line for line in engine.wait_for("bestmove") if line.startswith("info")
+                    and " depth " in line and " pv " in line and "bound" not in line]
         depths.append(int(re.search(r" depth (\d+)", complete[-1]).group(1)) if complete else 0)
     elapsed = time.time() - start
-    send("quit")
-    proc.wait()
+    engine.quit()
     return sum(depths) / len(depths), elapsed
 
 
