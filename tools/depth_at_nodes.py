@@ -13,8 +13,9 @@ The positions are the games of a match's `--records` cut at `--plies`
 (games shorter than a cut plus 5 plies skip it). Each configuration
 (comma-separated `Name=Value` pairs on top of the `--option`s; an empty
 string for none) runs in one process: `usinewgame`, the position, `go
-nodes N`, and the depth of the last `info` line with a line that is no
-bound. Printed: the positions, the mean depth and the wall time.
+nodes N`; a position's depth is that of its last `info` line with a PV
+that is not a bound. Printed: the positions, the mean depth and the wall
+time.
 """
 
 import argparse
