@@ -20,10 +20,9 @@ time.
 
 import argparse
 import re
-import tempfile
 import time
 
-from tactics import Engine  # the same folder's USI engine driver
+from tactics import Engine, parse_options  # the same folder's USI engine driver
 from tree_shape import positions_from_records
 
 
@@ -57,16 +56,12 @@ def main():
                     help="Name=Value,... on top of the options ('' for none)")
     args = ap.parse_args()
     plies = [int(p) for p in args.plies.split(",")]
-    games = [line for line in open(args.records) if "\t" in line][: args.games]
-    with tempfile.NamedTemporaryFile("w", suffix=".records") as first_games:
-        first_games.writelines(games)
-        first_games.flush()
-        positions = positions_from_records(first_games.name, plies)
+    positions = positions_from_records(args.records, plies, args.games)
     if not positions:
         raise SystemExit("no positions: are the games longer than the cuts?")
-    base = [tuple(o.split("=", 1)) for o in args.option]
+    base = parse_options(args.option)
     for config in args.config:
-        extra = [tuple(o.split("=", 1)) for o in config.split(",") if o]
+        extra = parse_options(o for o in config.split(",") if o)
         depth, elapsed = mean_depth(args.engine, base + extra, positions, args.nodes)
         print(f"{config or '(defaults)':50s} positions {len(positions)} "
               f"mean depth {depth:.2f} time {elapsed:.1f} s", flush=True)

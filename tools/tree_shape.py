@@ -33,14 +33,19 @@ import re
 import subprocess
 
 
-def positions_from_records(path, plies):
-    """`position ... moves ...` commands: each game cut at each of `plies`
-    (games shorter than a cut plus 5 plies skip it)."""
+def positions_from_records(path, plies, games=None):
+    """`position ... moves ...` commands: each game (the first `games`, or
+    all) cut at each of `plies` (games shorter than a cut plus 5 plies skip
+    it)."""
     out = []
+    taken = 0
     for line in open(path):
         fields = line.rstrip("\n").split("\t")
         if len(fields) < 2 or " moves " not in fields[1]:
             continue
+        if games is not None and taken == games:
+            break
+        taken += 1
         head, moves = fields[1].split(" moves ", 1)
         moves = moves.split()
         for k in plies:
