@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Where Ryuo's lost games were lost: the ply from which the winner's
+engine judged the game won, and the mates it saw that Ryuo's search misses.
+
+    # decided: per game Ryuo lost, the winner's engine's score (for the
+    # winner, --nodes a position) along the game, and the first ply from
+    # which it stays at least --won
+    python3 tools/lost_games.py decided --records <match.py --records file> \\
+        --engine <yaneuraou-material> --option BookFile=no_book --option USI_Hash=256 \\
+        --nodes 150000 --games 12
+    # collect: in each game Ryuo lost by checkmate, the earliest position of
+    # the last --tail plies (the winner to move) where the winner's engine
+    # reports a mate of at least --min-mate plies at --nodes
+    python3 tools/lost_games.py collect --records <match.py --records file> \\
+        --engine <yaneuraou-material> --option BookFile=no_book --option USI_Hash=256 \\
+        --nodes 150000 --out data/yo_mates.tsv
+    # run: how many of those mates each configuration reports (score mate,
+    # last line of the search) at the same budget
+    python3 tools/lost_games.py run --set data/yo_mates.tsv \\
+        --engine target/release/ryuo --option EvalType=Material --option USI_Hash=256 \\
+        --option NetworkDelay=0 --go "go btime 0 wtime 0 byoyomi 100" \\
+        --config "" --config MateOnePly=true
+
+The set's format, one position a line: `sfen [moves ...]<TAB>mate length
+(plies, as the winner's engine reported it)<TAB>game number<TAB>ply`.
+A screen of how far ahead of the horizon each search sees a mating attack;
+not of strength (the README's search-parity section has both).
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tactics import Engine, parse_options  # noqa: E402
+
+
+def lost_games(path, loser):
+    """(position, moves, game number) of each game `loser` lost by checkmate."""
+    number = 0
+    with open(path) as f:
+        for line in f:
+            head, _, position = line.rstrip("\n").partition("\t")
+            fields = dict(x.split("=", 1) for x in head.split() if "=" in x)
+            if fields.get("reason") != "checkmate" or fields.get("result") not in ("1-0", "0-1"):
+                continue
+            lost = fields["white"] if fields["result"] == "1-0" else fields["black"]
+            if not lost.startswith(loser):
+                continue
+            number += 1
+            base, _, moves = position.partition(" moves ")
+            yield base.removeprefix("position sfen "), moves.split(), number
+
+
+def mate_length(engine, sfen, go):
+    """The mate (plies) the engine's last line reports for the side to move."""
+    _, lines = engine.search(sfen, go)
+    kind, value = lines.get(1, ("cp", 0))[:2]
+    return value if kind == "mate" and value > 0 else None
+
+
+def score(engine, sfen, go):
+    """The engine's last score for the side to move, mates as +-30,000 less
+    their length; None without one."""
+    engine.send("usinewgame")
+    engine.send("isready")
+    engine.wait_for("readyok")
+    engine.send(f"position sfen {sfen}")
+    engine.send(go)
+    result = None
+    for line in engine.wait_for("bestmove"):
+        # The last score, a bound too: at a node limit YaneuraOu's last
+        # line is often an aspiration window's fail.
+        f = line.split()
+        if "score" not in f:
+            continue
+        kind, value = f[f.index("score") + 1:f.index("score") + 3]
+        try:
+            v = int(value)
+        except ValueError:
+            continue  # YaneuraOu's `score mate -` (a mate of unknown length)
+        result = v if kind == "cp" else 30000 - v if v > 0 else -30000 - v
+    return result  # None: no score (a single legal move is played at once)
+
+
+def decided(args):
+    engine = Engine(args.engine, parse_options(args.option))
+    go = f"go nodes {args.nodes}"
+    plies = []
+    for base, moves, number in lost_games(args.records, args.loser):
+        if number > args.games:
+            break
+        # The winner made the last move: its side is to move where the
+        # plies left to the end are odd in number.
+        scores = []
+        for ply in range(len(moves)):
+            sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
+            s = score(engine, sfen, go)
+            scores.append(None if s is None else s if (len(moves) - 1 - ply) % 2 == 0 else -s)
+        won = next(p for p in range(len(scores) + 1)
+                   if all(s is None or s >= args.won for s in scores[p:]))
+        plies.append((won, len(moves)))
+        shown = " ".join(f"{p}:{'?' if scores[p] is None else scores[p]}" for p in range(max(0, won - 8), min(len(scores), won + 4)))
+        print(f"game {number}: {len(moves)} plies, won from ply {won}; {shown}", flush=True)
+    engine.quit()
+    if plies:
+        before = sorted(n - w for w, n in plies)
+        print(f"{len(plies)} games: decided a median {before[len(before) // 2]} plies before the mate")
+
+
+def collect(args):
+    engine = Engine(args.engine, parse_options(args.option))
+    go = f"go nodes {args.nodes}"
+    with open(args.out, "w") as out:
+        for base, moves, number in lost_games(args.records, args.loser):
+            if number > args.games:
+                break
+            # The winner moved last (the loser was mated): its plies are
+            # those of the same parity as the game's length minus one.
+            for ply in range(max(0, len(moves) - args.tail), len(moves)):
+                if (len(moves) - 1 - ply) % 2:
+                    continue
+                sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
+                mate = mate_length(engine, sfen, go)
+                if mate is not None and mate >= args.min_mate:
+                    out.write(f"{sfen}\t{mate}\t{number}\t{ply}\n")
+                    out.flush()
+                    break
+    engine.quit()
+
+
+def run(args):
+    rows = [line.rstrip("\n").split("\t") for line in open(args.set) if line.strip()]
+    for config in args.config or [""]:
+        extra = [o for o in config.split(",") if o]
+        engine = Engine(args.engine, parse_options(args.option + extra))
+        missed = [i for i, row in enumerate(rows) if mate_length(engine, row[0], args.go) is None]
+        engine.quit()
+        found = len(rows) - len(missed)
+        print(f"{config or 'as given':50s} {found:4d}/{len(rows)}  missed {missed}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("decided")
+    d.add_argument("--records", required=True, help="match.py --records file")
+    d.add_argument("--loser", default="Ryuo", help="name prefix of the losing engine")
+    d.add_argument("--engine", required=True, help="the winner's engine")
+    d.add_argument("--option", action="append", default=[], help="Name=Value")
+    d.add_argument("--nodes", type=int, default=150000)
+    d.add_argument("--games", type=int, default=12)
+    d.add_argument("--won", type=int, default=400, help="score that counts as won")
+    c = sub.add_parser("collect")
+    c.add_argument("--records", required=True, help="match.py --records file")
+    c.add_argument("--loser", default="Ryuo", help="name prefix of the losing engine")
+    c.add_argument("--engine", required=True, help="the winner's engine")
+    c.add_argument("--option", action="append", default=[], help="Name=Value")
+    c.add_argument("--nodes", type=int, default=150000)
+    c.add_argument("--games", type=int, default=1000)
+    c.add_argument("--tail", type=int, default=40)
+    c.add_argument("--min-mate", type=int, default=9)
+    c.add_argument("--out", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--set", required=True)
+    r.add_argument("--engine", required=True)
+    r.add_argument("--option", action="append", default=[], help="Name=Value for every config")
+    r.add_argument("--config", action="append", default=[],
+                   help="Name=Value[,...] on top of --option; repeatable")
+    r.add_argument("--go", default="go nodes 150000")
+    args = ap.parse_args()
+    {"decided": decided, "collect": collect, "run": run}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
