@@ -6,19 +6,19 @@ engine judged the game won, and the mates it saw that Ryuo's search misses.
     # winner, --nodes a position) along the game, and the first ply from
     # which it stays at least --won
     python3 tools/lost_games.py decided --records <match.py --records file> \\
-        --engine <yaneuraou-material> --option BookFile=no_book --option USI_Hash=256 \\
-        --nodes 150000 --games 12
+        --engine <yaneuraou-material> --option BookFile=no_book --option Threads=1 \\
+        --option USI_Hash=256 --nodes 150000 --games 12
     # collect: in each game Ryuo lost by checkmate, the earliest position of
     # the last --tail plies (the winner to move) where the winner's engine
     # reports a mate of at least --min-mate plies at --nodes
     python3 tools/lost_games.py collect --records <match.py --records file> \\
-        --engine <yaneuraou-material> --option BookFile=no_book --option USI_Hash=256 \\
-        --nodes 150000 --out data/yo_mates.tsv
-    # run: how many of those mates each configuration reports (score mate,
-    # last line of the search) at the same budget
+        --engine <yaneuraou-material> --option BookFile=no_book --option Threads=1 \\
+        --option USI_Hash=256 --nodes 150000 --out data/yo_mates.tsv
+    # run: how many of those mates each configuration reports (a mate
+    # score in any line of the search, bounds too) at the same budget
     python3 tools/lost_games.py run --set data/yo_mates.tsv \\
-        --engine target/release/ryuo --option EvalType=Material --option USI_Hash=256 \\
-        --option NetworkDelay=0 --go "go btime 0 wtime 0 byoyomi 100" \\
+        --engine target/release/ryuo --option EvalType=Material --option Threads=1 \\
+        --option USI_Hash=256 --option NetworkDelay=0 --go "go btime 0 wtime 0 byoyomi 100" \\
         --config "" --config MateOnePly=true
 
 The set's format, one position a line: `sfen [moves ...]<TAB>mate length
@@ -35,8 +35,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tactics import Engine, parse_options  # noqa: E402
 
 
+STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+MATE = 30000
+
+
 def lost_games(path, loser):
-    """(position, moves, game number) of each game `loser` lost by checkmate."""
+    """(sfen, moves, game number) of each game `loser` lost by checkmate."""
     number = 0
     with open(path) as f:
         for line in f:
@@ -49,38 +53,44 @@ def lost_games(path, loser):
                 continue
             number += 1
             base, _, moves = position.partition(" moves ")
-            yield base.removeprefix("position sfen "), moves.split(), number
+            base = base.removeprefix("position ")
+            sfen = STARTPOS if base == "startpos" else base.removeprefix("sfen ")
+            yield sfen, moves.split(), number
 
 
-def mate_length(engine, sfen, go):
-    """The mate (plies) the engine's last line reports for the side to move."""
-    _, lines = engine.search(sfen, go)
-    kind, value = lines.get(1, ("cp", 0))[:2]
-    return value if kind == "mate" and value > 0 else None
-
-
-def score(engine, sfen, go):
-    """The engine's last score for the side to move, mates as +-30,000 less
-    their length; None without one."""
+def scores(engine, sfen, go):
+    """The scores of the search's info lines, for the side to move, mates as
+    +-MATE less their length; bounds count too (at a node limit YaneuraOu's
+    last line is often an aspiration window's fail)."""
     engine.send("usinewgame")
     engine.send("isready")
     engine.wait_for("readyok")
     engine.send(f"position sfen {sfen}")
     engine.send(go)
-    result = None
+    out = []
     for line in engine.wait_for("bestmove"):
-        # The last score, a bound too: at a node limit YaneuraOu's last
-        # line is often an aspiration window's fail.
         f = line.split()
-        if "score" not in f:
+        if f[:1] != ["info"] or "score" not in f:
             continue
         kind, value = f[f.index("score") + 1:f.index("score") + 3]
         try:
             v = int(value)
         except ValueError:
             continue  # YaneuraOu's `score mate -` (a mate of unknown length)
-        result = v if kind == "cp" else 30000 - v if v > 0 else -30000 - v
-    return result  # None: no score (a single legal move is played at once)
+        out.append(v if kind == "cp" else MATE - v if v > 0 else -MATE - v)
+    return out
+
+
+def score(engine, sfen, go):
+    """The last score; None without one (a single legal move is played at
+    once)."""
+    s = scores(engine, sfen, go)
+    return s[-1] if s else None
+
+
+def mate_length(engine, sfen, go):
+    """The first mate for the side to move any line reports, in plies."""
+    return next((MATE - s for s in scores(engine, sfen, go) if s > MATE - 1000), None)
 
 
 def decided(args):
