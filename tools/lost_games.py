@@ -102,20 +102,22 @@ def decided(args):
             break
         # The winner made the last move: its side is to move where the
         # plies left to the end are odd in number.
-        scores = []
+        values = []
         for ply in range(len(moves)):
             sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
             s = score(engine, sfen, go)
-            scores.append(None if s is None else s if (len(moves) - 1 - ply) % 2 == 0 else -s)
-        won = next(p for p in range(len(scores) + 1)
-                   if all(s is None or s >= args.won for s in scores[p:]))
+            values.append(None if s is None else s if (len(moves) - 1 - ply) % 2 == 0 else -s)
+        won = next(p for p in range(len(values) + 1)
+                   if all(v is None or v >= args.won for v in values[p:]))
         plies.append((won, len(moves)))
-        shown = " ".join(f"{p}:{'?' if scores[p] is None else scores[p]}" for p in range(max(0, won - 8), min(len(scores), won + 4)))
+        around = range(max(0, won - 8), min(len(values), won + 4))
+        shown = " ".join(f"{p}:{'?' if values[p] is None else values[p]}" for p in around)
         print(f"game {number}: {len(moves)} plies, won from ply {won}; {shown}", flush=True)
     engine.quit()
     if plies:
         before = sorted(n - w for w, n in plies)
-        print(f"{len(plies)} games: decided a median {before[len(before) // 2]} plies before the mate")
+        median = before[len(before) // 2]
+        print(f"{len(plies)} games: decided a median {median} plies before the mate")
 
 
 def collect(args):
