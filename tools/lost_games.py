@@ -8,6 +8,14 @@ engine judged the game won, and the mates it saw that Ryuo's search misses.
     python3 tools/lost_games.py decided --records <match.py --records file> \\
         --engine <yaneuraou-material> --option BookFile=no_book --option Threads=1 \\
         --option USI_Hash=256 --nodes 150000 --games 12
+    # blunders: Ryuo's moves in the --before plies before each game was
+    # decided, judged by the winner's engine at --judge-nodes, against the
+    # moves Ryuo (and any engine as --mover) chooses at each --go budget
+    python3 tools/lost_games.py blunders --records <match.py --records file> \\
+        --engine <yaneuraou-material> --option BookFile=no_book --option Threads=1 \\
+        --option USI_Hash=256 --mover target/release/ryuo --mover-option EvalType=Material \\
+        --mover-option Threads=1 --mover-option USI_Hash=256 \\
+        --go "go nodes 150000" --go "go nodes 1500000"
     # collect: in each game Ryuo lost by checkmate, the earliest position of
     # the last --tail plies (the winner to move) where the winner's engine
     # reports a mate of at least --min-mate plies at --nodes
@@ -93,6 +101,25 @@ def mate_length(engine, sfen, go):
     return next((MATE - s for s in scores(engine, sfen, go) if s > MATE - 1000), None)
 
 
+def winner_values(engine, base, moves, go):
+    """The engine's score for the winner before each ply of a lost game
+    (None where it gave none)."""
+    values = []
+    for ply in range(len(moves)):
+        sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
+        s = score(engine, sfen, go)
+        # The winner made the last move: its side is to move where the
+        # plies left to the end are odd in number.
+        values.append(None if s is None else s if (len(moves) - 1 - ply) % 2 == 0 else -s)
+    return values
+
+
+def won_from(values, won):
+    """The first ply from which every known score is at least `won`."""
+    return next(p for p in range(len(values) + 1)
+                if all(v is None or v >= won for v in values[p:]))
+
+
 def decided(args):
     engine = Engine(args.engine, parse_options(args.option))
     go = f"go nodes {args.nodes}"
@@ -100,15 +127,8 @@ def decided(args):
     for base, moves, number in lost_games(args.records, args.loser):
         if number > args.games:
             break
-        # The winner made the last move: its side is to move where the
-        # plies left to the end are odd in number.
-        values = []
-        for ply in range(len(moves)):
-            sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
-            s = score(engine, sfen, go)
-            values.append(None if s is None else s if (len(moves) - 1 - ply) % 2 == 0 else -s)
-        won = next(p for p in range(len(values) + 1)
-                   if all(v is None or v >= args.won for v in values[p:]))
+        values = winner_values(engine, base, moves, go)
+        won = won_from(values, args.won)
         plies.append((won, len(moves)))
         around = range(max(0, won - 8), min(len(values), won + 4))
         shown = " ".join(f"{p}:{'?' if values[p] is None else values[p]}" for p in around)
@@ -118,6 +138,46 @@ def decided(args):
         before = sorted(n - w for w, n in plies)
         median = before[len(before) // 2]
         print(f"{len(plies)} games: decided a median {median} plies before the mate")
+
+
+def blunders(args):
+    """In the plies before each game was decided, the loser's moves judged
+    by the winner's engine at --judge-nodes against the moves the loser's
+    engine chooses at each --go budget (from a cleared table)."""
+    winner = Engine(args.engine, parse_options(args.option))
+    loser = Engine(args.mover, parse_options(args.mover_option))
+    judge = f"go nodes {args.judge_nodes}"
+    worse = {go: 0 for go in args.go}
+    total = bad = 0
+    for base, moves, number in lost_games(args.records, args.loser):
+        if number > args.games:
+            break
+        won = won_from(winner_values(winner, base, moves, f"go nodes {args.nodes}"), args.won)
+        for ply in range(max(0, won - args.before), min(won + 1, len(moves))):
+            if (len(moves) - 1 - ply) % 2 == 0:
+                continue  # the winner to move
+            sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
+            chosen = {go: loser.search(sfen, go)[0] for go in args.go}
+
+            def value(m):
+                s = score(winner, f"{sfen}{' ' if ' moves ' in sfen else ' moves '}{m}", judge)
+                return None if s is None else -s
+            played = value(moves[ply])
+            alternatives = {go: value(m) for go, m in chosen.items()}
+            if played is None or None in alternatives.values():
+                continue
+            total += 1
+            if max(alternatives.values()) - played >= args.margin:
+                bad += 1
+                for go, v in alternatives.items():
+                    worse[go] += v - played >= args.margin
+            shown = " ".join(f"{chosen[go]}:{v}" for go, v in alternatives.items())
+            print(f"game {number} ply {ply}: played {moves[ply]}:{played}; {shown}", flush=True)
+    winner.quit()
+    loser.quit()
+    print(f"{total} moves; {bad} played at least {args.margin} below a move chosen at a budget;")
+    for go in args.go:
+        print(f"  '{go}' avoids {worse[go]} of them")
 
 
 def collect(args):
@@ -166,6 +226,15 @@ def main():
     d = sub.add_parser("decided", parents=[games])
     d.add_argument("--games", type=int, default=12)
     d.add_argument("--won", type=int, default=400, help="score that counts as won")
+    b = sub.add_parser("blunders", parents=[games])
+    b.add_argument("--games", type=int, default=12)
+    b.add_argument("--won", type=int, default=400, help="score that counts as won")
+    b.add_argument("--before", type=int, default=12, help="plies before the decided one")
+    b.add_argument("--mover", required=True, help="the loser's engine")
+    b.add_argument("--mover-option", action="append", default=[], help="Name=Value")
+    b.add_argument("--go", action="append", required=True, help="a budget for the loser")
+    b.add_argument("--judge-nodes", type=int, default=1000000)
+    b.add_argument("--margin", type=int, default=200)
     c = sub.add_parser("collect", parents=[games])
     c.add_argument("--games", type=int, default=1000)
     c.add_argument("--tail", type=int, default=40)
@@ -179,7 +248,8 @@ def main():
                    help="Name=Value[,...] on top of --option; repeatable")
     r.add_argument("--go", default="go nodes 150000")
     args = ap.parse_args()
-    {"decided": decided, "collect": collect, "run": run}[args.command](args)
+    commands = {"decided": decided, "blunders": blunders, "collect": collect, "run": run}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":
