@@ -66,6 +66,17 @@ def lost_games(path, loser):
             yield sfen, moves.split(), number
 
 
+def at(sfen, moves):
+    """The game's position after `moves`, as `position sfen` takes it."""
+    return sfen + (" moves " + " ".join(moves) if moves else "")
+
+
+def winner_to_move(moves, ply):
+    """Whether the winner is to move before `ply`: it made the last move
+    (the loser was mated), so the plies left to the end are odd in number."""
+    return (len(moves) - ply) % 2 == 1
+
+
 def scores(engine, sfen, go):
     """The scores of the search's info lines, for the side to move, mates as
     +-MATE less their length; bounds count too (at a node limit YaneuraOu's
@@ -106,11 +117,8 @@ def winner_values(engine, base, moves, go):
     (None where it gave none)."""
     values = []
     for ply in range(len(moves)):
-        sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
-        s = score(engine, sfen, go)
-        # The winner made the last move: its side is to move where the
-        # plies left to the end are odd in number.
-        values.append(None if s is None else s if (len(moves) - 1 - ply) % 2 == 0 else -s)
+        s = score(engine, at(base, moves[:ply]), go)
+        values.append(None if s is None else s if winner_to_move(moves, ply) else -s)
     return values
 
 
@@ -154,13 +162,12 @@ def blunders(args):
             break
         won = won_from(winner_values(winner, base, moves, f"go nodes {args.nodes}"), args.won)
         for ply in range(max(0, won - args.before), min(won + 1, len(moves))):
-            if (len(moves) - 1 - ply) % 2 == 0:
-                continue  # the winner to move
-            sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
-            chosen = {go: loser.search(sfen, go)[0] for go in args.go}
+            if winner_to_move(moves, ply):
+                continue
+            chosen = {go: loser.search(at(base, moves[:ply]), go)[0] for go in args.go}
 
             def value(m):
-                s = score(winner, f"{sfen}{' ' if ' moves ' in sfen else ' moves '}{m}", judge)
+                s = score(winner, at(base, moves[:ply] + [m]), judge)
                 return None if s is None else -s
             played = value(moves[ply])
             alternatives = {go: value(m) for go, m in chosen.items()}
@@ -187,12 +194,10 @@ def collect(args):
         for base, moves, number in lost_games(args.records, args.loser):
             if number > args.games:
                 break
-            # The winner moved last (the loser was mated): its plies are
-            # those of the same parity as the game's length minus one.
             for ply in range(max(0, len(moves) - args.tail), len(moves)):
-                if (len(moves) - 1 - ply) % 2:
+                if not winner_to_move(moves, ply):
                     continue
-                sfen = base + (" moves " + " ".join(moves[:ply]) if ply else "")
+                sfen = at(base, moves[:ply])
                 mate = mate_length(engine, sfen, go)
                 if mate is not None and mate >= args.min_mate:
                     out.write(f"{sfen}\t{mate}\t{number}\t{ply}\n")
