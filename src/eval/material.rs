@@ -6,44 +6,13 @@
 //! YaneuraOu's published ones (Apery's, WCSC26).
 
 use crate::position::Position;
-use crate::types::{Color, PieceType, Value};
+use crate::types::Value;
 
-/// YaneuraOu's piece values by `PieceType::index()`; the king's never
-/// counts (both sides have one).
-const VALUE: [Value; PieceType::NUM] = {
-    let mut v = [0; PieceType::NUM];
-    v[PieceType::Pawn as usize] = 90;
-    v[PieceType::Lance as usize] = 315;
-    v[PieceType::Knight as usize] = 405;
-    v[PieceType::Silver as usize] = 495;
-    v[PieceType::Gold as usize] = 540;
-    v[PieceType::Bishop as usize] = 855;
-    v[PieceType::Rook as usize] = 990;
-    v[PieceType::ProPawn as usize] = 540;
-    v[PieceType::ProLance as usize] = 540;
-    v[PieceType::ProKnight as usize] = 540;
-    v[PieceType::ProSilver as usize] = 540;
-    v[PieceType::Horse as usize] = 945;
-    v[PieceType::Dragon as usize] = 1395;
-    v
-};
-
-/// Material balance from the side to move's point of view.
+/// Material balance from the side to move's point of view (the position
+/// keeps it incrementally, `Position::material`).
+#[inline]
 pub fn evaluate(pos: &Position) -> Value {
-    let side = |c: Color| -> Value {
-        let board: Value = PieceType::ALL
-            .iter()
-            .map(|&pt| VALUE[pt.index()] * pos.pieces(c, pt).count() as Value)
-            .sum();
-        let hand = pos.hand(c);
-        let held: Value = PieceType::HAND
-            .iter()
-            .map(|&pt| VALUE[pt.index()] * hand.count(pt) as Value)
-            .sum();
-        board + held
-    };
-    let us = pos.side_to_move();
-    side(us) - side(!us)
+    pos.material(pos.side_to_move())
 }
 
 #[cfg(test)]

@@ -6,8 +6,11 @@
 //! (repetition, perpetual check) and the entering-king declaration live in
 //! `rules.rs`; SFEN reading and writing in `sfen.rs`.
 
+mod material;
 mod rules;
 mod sfen;
+
+pub use material::MATERIAL_VALUE;
 
 pub use rules::{EnteringKingRule, Repetition};
 pub use sfen::SfenError;
@@ -100,6 +103,8 @@ pub(crate) struct StateInfo {
     continuous_check: [u16; 2],
     /// Plies since the last null move (repetition looks no further back).
     plies_from_null: u16,
+    /// Material balance, Black's pieces minus White's (`material.rs`).
+    material: i32,
 }
 
 /// What one move changed, read back from the history (`state_change`).
@@ -161,6 +166,18 @@ impl Position {
     #[inline(always)]
     pub fn piece_on(&self, sq: Square) -> Piece {
         self.board[sq.index()]
+    }
+
+    /// The material balance (YaneuraOu's piece values, `MATERIAL_VALUE`)
+    /// from `c`'s point of view, kept up to date by `do_move`.
+    #[inline(always)]
+    pub fn material(&self, c: Color) -> i32 {
+        let black = self.st().material;
+        if c == Color::Black {
+            black
+        } else {
+            -black
+        }
     }
 
     /// The hand of `c`.
@@ -606,10 +623,12 @@ impl Position {
     fn init_state(&mut self) {
         let (board_key, hand_key) = self.compute_keys();
         self.states.clear();
+        let material = material::compute(self);
         self.states.push(StateInfo {
             board_key,
             hand_key,
             hand: self.hands[self.side_to_move.index()],
+            material,
             ..StateInfo::default()
         });
         self.update_check_info();
@@ -667,6 +686,9 @@ impl Position {
         if st.hand != self.hands[self.side_to_move.index()] {
             return Err("state hand is not the side to move's hand");
         }
+        if st.material != material::compute(self) {
+            return Err("incremental material disagrees with a recomputation");
+        }
         let us = self.side_to_move;
         let checkers = self.king_sq[us.index()].map_or(Bitboard::EMPTY, |k| {
             self.attackers_to(!us, k, self.occupied())
@@ -694,6 +716,7 @@ impl Position {
         let mut board_key = prev.board_key ^ zobrist::SIDE;
         let mut hand_key = prev.hand_key;
         let mut captured = Piece::EMPTY;
+        let mut material = prev.material;
         let to = m.to();
         let moved_piece;
 
@@ -717,7 +740,9 @@ impl Position {
                 self.hands[us.index()].add(base);
                 hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
             }
+            material += material::capture_change(us, captured);
             let moved = if m.is_promotion() {
+                material += material::for_black(us, material::promotion_gain(pc.kind()));
                 self.remove_piece(from);
                 let moved = Piece::new(us, pc.kind().promote());
                 self.put_piece(to, moved);
@@ -742,6 +767,7 @@ impl Position {
             blockers: [Bitboard::EMPTY; 2],
             continuous_check: prev.continuous_check,
             plies_from_null: prev.plies_from_null + 1,
+            material,
         });
         let checkers = self.checkers_after(m, prev.blockers[(!us).index()]);
         let blockers = self.blockers_after(m, &prev.blockers);

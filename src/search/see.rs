@@ -28,13 +28,20 @@ const ORDER: [PieceType; 14] = [
     PieceType::King,
 ];
 
-/// Sliders of either colour that reach `to` through `occ`.
-fn slider_attackers(pos: &Position, to: Square, occ: Bitboard) -> Bitboard {
+/// Sliders of either colour that reach `to` through `occ` along the line
+/// through `gone`, the square just emptied: the only ones a capture from
+/// there can uncover (a knight's square lies on no line).
+fn x_rays(pos: &Position, to: Square, gone: Square, occ: Bitboard) -> Bitboard {
+    if bitboard::bishop_pseudo_attacks(to).contains(gone) {
+        return bitboard::bishop_attacks(to, occ)
+            & (pos.pieces_of_type(PieceType::Bishop) | pos.pieces_of_type(PieceType::Horse));
+    }
+    if !bitboard::rook_pseudo_attacks(to).contains(gone) {
+        return Bitboard::EMPTY;
+    }
     let lances = pos.pieces_of_type(PieceType::Lance);
-    (bitboard::bishop_attacks(to, occ)
-        & (pos.pieces_of_type(PieceType::Bishop) | pos.pieces_of_type(PieceType::Horse)))
-        | (bitboard::rook_attacks(to, occ)
-            & (pos.pieces_of_type(PieceType::Rook) | pos.pieces_of_type(PieceType::Dragon)))
+    (bitboard::rook_attacks(to, occ)
+        & (pos.pieces_of_type(PieceType::Rook) | pos.pieces_of_type(PieceType::Dragon)))
         | (bitboard::lance_attacks(Color::White, to, occ) & lances & pos.pieces_of(Color::Black))
         | (bitboard::lance_attacks(Color::Black, to, occ) & lances & pos.pieces_of(Color::White))
 }
@@ -67,6 +74,12 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
     if swap <= 0 {
         return true;
     }
+    // Most moves searched go where no enemy piece can take (quiet moves
+    // and drops at SEE pruning): the cheap early-exit attack test settles
+    // them without the attackers of both colours.
+    if !pos.attacks_square(!us, to, occ) {
+        return true;
+    }
     let mut attackers = pos.all_attackers_to(to, occ) & occ;
     let mut stm = us;
     let mut res = true;
@@ -97,7 +110,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
             break;
         }
         occ = occ.without(sq);
-        attackers |= slider_attackers(pos, to, occ) & occ;
+        attackers |= x_rays(pos, to, sq, occ) & occ;
     }
     res
 }
