@@ -86,7 +86,21 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
         if !near.contains(to) && !pos.attacks_square(us, to, occ) {
             continue;
         }
-        for from in pos.attackers_to(us, to, occ).and_not(kings) {
+        let attackers = pos.attackers_to(us, to, occ);
+        for from in attackers.and_not(kings) {
+            // Next to the king, another piece must guard the square: one
+            // of the other attackers (our king too), or a slider behind
+            // the mover once it has left, looked for only when there is
+            // no other (most squares have two attackers or none).
+            if near.contains(to)
+                && attackers.without(from).is_empty()
+                && pos
+                    .attackers_to(us, to, occ.without(from))
+                    .without(from)
+                    .is_empty()
+            {
+                continue;
+            }
             let pt = pos.piece_on(from).kind();
             let may_promote = pt.can_promote() && (zone.contains(from) || zone.contains(to));
             for promote in [true, false] {
@@ -97,12 +111,6 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
                 if !checks.squares(after).contains(to)
                     || (!near.contains(to) && after != PieceType::Knight)
                 {
-                    continue;
-                }
-                // Next to the king, another piece must guard the square
-                // (sliders behind the mover count once it has left).
-                let guards = pos.attackers_to(us, to, occ.without(from)).without(from);
-                if near.contains(to) && guards.is_empty() {
                     continue;
                 }
                 let m = Move::normal(from, to, promote);
