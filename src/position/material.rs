@@ -5,11 +5,11 @@
 //! WCSC26); a piece in hand is worth what it is worth on the board.
 
 use super::Position;
-use crate::types::{Color, Piece, PieceType, Value};
+use crate::types::{Color, PieceType, Value};
 
 /// YaneuraOu's piece values by `PieceType::index()`; the king's never
 /// counts (both sides have one).
-pub const MATERIAL_VALUE: [Value; PieceType::NUM] = {
+const MATERIAL_VALUE: [Value; PieceType::NUM] = {
     let mut v = [0; PieceType::NUM];
     v[PieceType::Pawn as usize] = 90;
     v[PieceType::Lance as usize] = 315;
@@ -40,13 +40,14 @@ pub(super) fn promotion_gain(pt: PieceType) -> Value {
     MATERIAL_VALUE[pt.promote().index()] - MATERIAL_VALUE[pt.index()]
 }
 
-/// `gain` as a change of Black's balance when `c` gains it.
+/// `v` seen from `c`'s side when `v` is Black's (and, the same flip, a
+/// gain of `c`'s as a change of Black's balance).
 #[inline]
-pub(super) fn for_black(c: Color, gain: Value) -> Value {
+pub(super) fn relative(c: Color, v: Value) -> Value {
     if c == Color::Black {
-        gain
+        v
     } else {
-        -gain
+        -v
     }
 }
 
@@ -66,16 +67,6 @@ pub(super) fn compute(pos: &Position) -> Value {
         board + held
     };
     side(Color::Black) - side(Color::White)
-}
-
-/// Black's balance change when `captured` (or `Piece::EMPTY`) is taken.
-#[inline]
-pub(super) fn capture_change(us: Color, captured: Piece) -> Value {
-    if captured.is_empty() {
-        0
-    } else {
-        for_black(us, capture_gain(captured.kind()))
-    }
 }
 
 #[cfg(test)]

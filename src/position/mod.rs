@@ -10,8 +10,6 @@ mod material;
 mod rules;
 mod sfen;
 
-pub use material::MATERIAL_VALUE;
-
 pub use rules::{EnteringKingRule, Repetition};
 pub use sfen::SfenError;
 pub(crate) use sfen::{write_sfen, write_sfen_with_counts};
@@ -168,16 +166,11 @@ impl Position {
         self.board[sq.index()]
     }
 
-    /// The material balance (YaneuraOu's piece values, `MATERIAL_VALUE`)
+    /// The material balance (YaneuraOu's piece values, `material.rs`)
     /// from `c`'s point of view, kept up to date by `do_move`.
     #[inline(always)]
     pub fn material(&self, c: Color) -> i32 {
-        let black = self.st().material;
-        if c == Color::Black {
-            black
-        } else {
-            -black
-        }
+        material::relative(c, self.st().material)
     }
 
     /// The hand of `c`.
@@ -739,10 +732,10 @@ impl Position {
                 let base = captured.kind().unpromote();
                 self.hands[us.index()].add(base);
                 hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
+                material += material::relative(us, material::capture_gain(captured.kind()));
             }
-            material += material::capture_change(us, captured);
             let moved = if m.is_promotion() {
-                material += material::for_black(us, material::promotion_gain(pc.kind()));
+                material += material::relative(us, material::promotion_gain(pc.kind()));
                 self.remove_piece(from);
                 let moved = Piece::new(us, pc.kind().promote());
                 self.put_piece(to, moved);
