@@ -13,9 +13,9 @@
 //! illegal.
 
 use super::moves::has_evasion;
-use crate::bitboard;
+use crate::bitboard::{self, Bitboard};
 use crate::position::Position;
-use crate::types::{Move, PieceType};
+use crate::types::{Color, Hand, Move, PieceType, Square};
 
 /// A legal move that mates at once (contact mates only, see the module
 /// doc), if the side to move has one.
@@ -26,8 +26,10 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     let us = pos.side_to_move();
     let ksq = pos.king_square(!us)?;
     let occ = pos.occupied();
+    let ours = pos.pieces_of(us);
     let near = bitboard::king_attacks(ksq);
-    let knight_checks = bitboard::knight_attacks(!us, ksq);
+    let knight_checks = bitboard::knight_attacks(!us, ksq).and_not(ours);
+    let knights = pos.pieces(us, PieceType::Knight);
     // One pass over our pieces that matter: the squares next to the king
     // we attack once it has left its square. Those free of our pieces are
     // guarded (a piece dropped or moved there is not simply taken: the
@@ -35,31 +37,22 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     // pieces are its flights. Most positions guard none, and then only
     // knights can mate by contact.
     let unattacked = pos.king_escapes(!us, ksq, near);
-    let guarded = near.and_not(unattacked).and_not(pos.pieces_of(us));
+    let guarded = near.and_not(unattacked).and_not(ours);
     let flights = unattacked.and_not(pos.pieces_of(!us));
     let hand = pos.hand(us);
-    if guarded.is_empty() && !hand.has(PieceType::Knight) {
-        // Only a knight's check can mate, and none is in hand: a knight of
-        // ours must reach a knight-check square.
-        let knights = pos.pieces(us, PieceType::Knight);
-        let mut reachable = false;
-        for sq in knight_checks.and_not(pos.pieces_of(us)) {
-            reachable |= (bitboard::knight_attacks(!us, sq) & knights).any();
-        }
-        if !reachable {
-            return None;
-        }
+    // A knight's check covers no square next to the king: it mates only
+    // a king with no flight (and a move of ours rarely opens a line onto
+    // one: such mates are left out).
+    let knight_may_mate = flights.is_empty();
+    if guarded.is_empty() && !(knight_may_mate && knight_reaches(us, knight_checks, knights, hand))
+    {
+        return None;
     }
-    let checks = pos.check_squares();
     for pt in PieceType::HAND {
         if pt == PieceType::Pawn || !hand.has(pt) {
             continue;
         }
-        let contact = if pt == PieceType::Knight {
-            knight_checks
-        } else {
-            checks.squares(pt) & near
-        };
+        let contact = contact_checks(!us, pt, ksq);
         let targets = (contact & !occ).and_not(bitboard::dead_squares(us, pt));
         for to in targets {
             if near.contains(to) && !guarded.contains(to) {
@@ -78,29 +71,30 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
         }
     }
 
+    // Knight checks: only an unpromoted knight checks from there.
+    if knight_may_mate {
+        let dead = bitboard::dead_squares(us, PieceType::Knight);
+        for to in knight_checks.and_not(dead) {
+            for from in bitboard::knight_attacks(!us, to) & knights {
+                let m = Move::normal(from, to, false);
+                if mates(pos, m) {
+                    return Some(m);
+                }
+            }
+        }
+    }
+
     let zone = bitboard::promotion_zone(us);
     let kings = pos.pieces(us, PieceType::King);
-    for to in guarded | knight_checks.and_not(pos.pieces_of(us)) {
-        // Most knight-check squares are attacked by nothing of ours: the
-        // short-circuiting test is far cheaper than listing attackers.
-        if !near.contains(to) && !pos.attacks_square(us, to, occ) {
-            continue;
-        }
+    let t = |pt| pos.pieces(us, pt);
+    let sliders = t(PieceType::Lance)
+        | t(PieceType::Bishop)
+        | t(PieceType::Rook)
+        | t(PieceType::Horse)
+        | t(PieceType::Dragon);
+    for to in guarded {
         let attackers = pos.attackers_to(us, to, occ);
         for from in attackers.and_not(kings) {
-            // Next to the king, another piece must guard the square: one
-            // of the other attackers (our king too), or a slider behind
-            // the mover once it has left, looked for only when there is
-            // no other (most squares have two attackers or none).
-            if near.contains(to)
-                && attackers.without(from).is_empty()
-                && pos
-                    .attackers_to(us, to, occ.without(from))
-                    .without(from)
-                    .is_empty()
-            {
-                continue;
-            }
             let pt = pos.piece_on(from).kind();
             let may_promote = pt.can_promote() && (zone.contains(from) || zone.contains(to));
             for promote in [true, false] {
@@ -108,22 +102,69 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
                     continue;
                 }
                 let after = if promote { pt.promote() } else { pt };
-                if !checks.squares(after).contains(to)
-                    || (!near.contains(to) && after != PieceType::Knight)
+                if !contact_checks(!us, after, ksq).contains(to)
+                    || (!promote && bitboard::dead_squares(us, pt).contains(to))
                 {
                     continue;
                 }
-                let m = Move::normal(from, to, promote);
-                if pos.is_pseudo_legal(m)
-                    && !king_escapes(pos, ksq, after, to, occ.without(from).with(to))
-                    && mates(pos, m)
+                // The square must stay guarded once the mover has left:
+                // by another attacker (our king too), or by a slider of
+                // ours behind it, looked for only when the mover is the
+                // only attacker and such a slider stands on the line.
+                if attackers.without(from).is_empty()
+                    && ((bitboard::ray_through(to, from) & sliders)
+                        .without(from)
+                        .is_empty()
+                        || pos
+                            .attackers_to(us, to, occ.without(from))
+                            .without(from)
+                            .is_empty())
                 {
+                    continue;
+                }
+                let occ_after = occ.without(from).with(to);
+                let covered = bitboard::attacks(us, after, to, occ_after.without(ksq));
+                if flights.without(to).and_not(covered).any() {
+                    continue;
+                }
+                let m = Move::normal(from, to, promote);
+                if !king_escapes(pos, ksq, after, to, occ_after) && mates(pos, m) {
                     return Some(m);
                 }
             }
         }
     }
     None
+}
+
+/// Whether a knight of ours, in hand or on the board, can reach one of
+/// the knight-check squares `targets`.
+fn knight_reaches(us: Color, targets: Bitboard, knights: Bitboard, hand: Hand) -> bool {
+    if hand.has(PieceType::Knight) {
+        return targets.any();
+    }
+    let mut reaches = false;
+    for sq in targets {
+        reaches |= (bitboard::knight_attacks(!us, sq) & knights).any();
+    }
+    reaches
+}
+
+/// The squares next to the enemy king on `ksq` (knight-check squares for
+/// a knight) from which a piece of ours of kind `pt` checks it; `them` is
+/// the king's colour. Next to the king, sliders need no occupancy.
+#[inline]
+fn contact_checks(them: Color, pt: PieceType, ksq: Square) -> Bitboard {
+    let near = bitboard::king_attacks(ksq);
+    match pt {
+        PieceType::Pawn | PieceType::Lance => bitboard::pawn_attacks(them, ksq),
+        PieceType::Knight => bitboard::knight_attacks(them, ksq),
+        PieceType::Silver => bitboard::silver_attacks(them, ksq),
+        PieceType::Bishop => near & bitboard::bishop_pseudo_attacks(ksq),
+        PieceType::Rook => near & bitboard::rook_pseudo_attacks(ksq),
+        PieceType::King | PieceType::Horse | PieceType::Dragon => near,
+        _ => bitboard::gold_attacks(them, ksq),
+    }
 }
 
 /// Whether the enemy king on `ksq` surely has a flight square once a
@@ -133,13 +174,7 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
 /// before playing the move: most checks next to a king leave it a flight.
 /// It may miss a flight (a piece that moved off its square still counts as
 /// attacking from there), never invent one.
-fn king_escapes(
-    pos: &Position,
-    ksq: crate::types::Square,
-    pt: PieceType,
-    to: crate::types::Square,
-    occ: crate::bitboard::Bitboard,
-) -> bool {
+fn king_escapes(pos: &Position, ksq: Square, pt: PieceType, to: Square, occ: Bitboard) -> bool {
     let us = pos.side_to_move();
     // The king leaves its square: sliders, the new piece's too, see
     // through it (a king stepping straight back from a rook stays in check).
@@ -164,9 +199,46 @@ fn mates(pos: &mut Position, m: Move) -> bool {
         return false;
     }
     pos.do_move(m);
-    let mated = pos.in_check() && !has_evasion(pos);
+    let mated = pos.in_check() && !can_evade(pos);
     pos.undo_move(m);
     mated
+}
+
+/// Whether the side to move, in check, has a legal move. A checker next
+/// to the king or a knight cannot be blocked, so then the answer is read
+/// off the board (a king step to a square nothing attacks, or a capture
+/// of the checker by a piece free to leave its square), much cheaper
+/// than generating the moves; a double check leaves only the king's
+/// steps. A distant slider's check goes to the generator.
+fn can_evade(pos: &Position) -> bool {
+    let def = pos.side_to_move();
+    let Some(ksq) = pos.king_square(def) else {
+        return has_evasion(pos);
+    };
+    let checkers = pos.checkers();
+    let single = !checkers.more_than_one();
+    if single && bitboard::between(ksq, checkers.lsb()).any() {
+        return has_evasion(pos);
+    }
+    // The king leaves its square: a slider checking through it sees on.
+    let occ = pos.occupied().without(ksq);
+    for sq in bitboard::king_attacks(ksq).and_not(pos.pieces_of(def)) {
+        if !pos.attacks_square(!def, sq, occ) {
+            return true;
+        }
+    }
+    if !single {
+        return false;
+    }
+    let checker = checkers.lsb();
+    let pinned = pos.pinned(def);
+    let takers = pos.attackers_to(def, checker, pos.occupied()).without(ksq);
+    for from in takers {
+        if !pinned.contains(from) || bitboard::same_ray(ksq, from, checker) {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -195,6 +267,38 @@ mod tests {
             find("3gkg3/9/3SGS3/9/9/9/9/9/4K4 b - 1").is_some(),
             exact(&mut Position::from_sfen("3gkg3/9/3SGS3/9/9/9/9/9/4K4 b - 1").unwrap())
         );
+    }
+
+    /// The board-read answer of `can_evade` is the generator's, in every
+    /// position in check among the random perft positions, their children
+    /// and grandchildren.
+    #[test]
+    fn can_evade_agrees_with_the_generator() {
+        let text = include_str!("../../tests/data/perft_random.tsv");
+        let (mut checked, mut mated) = (0, 0);
+        let mut test = |pos: &Position| {
+            if pos.in_check() {
+                let evades = has_evasion(pos);
+                assert_eq!(can_evade(pos), evades, "{}", pos.to_sfen());
+                checked += 1;
+                mated += usize::from(!evades);
+            }
+        };
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let mut pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
+            for &m in legal_moves(&pos).clone().iter() {
+                pos.do_move(m);
+                test(&pos);
+                for &r in legal_moves(&pos).clone().iter() {
+                    pos.do_move(r);
+                    test(&pos);
+                    pos.undo_move(r);
+                }
+                pos.undo_move(m);
+            }
+        }
+        eprintln!("can_evade: {checked} positions in check, {mated} mated");
+        assert!(checked > 1000 && mated > 10, "{checked} {mated}");
     }
 
     /// The slow, exact answer (every check tried): is any move a mate?

@@ -337,15 +337,28 @@ impl Position {
             t[PieceType::Horse.index()] | t[PieceType::Dragon.index()] | t[PieceType::King.index()];
         let bh = t[PieceType::Bishop.index()] | t[PieceType::Horse.index()];
         let rd = t[PieceType::Rook.index()] | t[PieceType::Dragon.index()];
+        let ours = self.by_color[c.index()];
         let steps = (bitboard::pawn_attacks(them, sq) & t[PieceType::Pawn.index()])
             | (bitboard::knight_attacks(them, sq) & t[PieceType::Knight.index()])
             | (bitboard::silver_attacks(them, sq) & t[PieceType::Silver.index()])
             | (bitboard::gold_attacks(them, sq) & self.golds)
             | (bitboard::king_attacks(sq) & hdk);
-        let sliders = (bitboard::lance_attacks(them, sq, occ) & t[PieceType::Lance.index()])
-            | (bitboard::bishop_attacks(sq, occ) & bh)
-            | (bitboard::rook_attacks(sq, occ) & rd);
-        (steps | sliders) & self.by_color[c.index()]
+        let mut attackers = steps & ours;
+        // A slider's attacks are the costly part: computed only when one
+        // of that kind stands on an empty-board line through `sq`.
+        let lances = t[PieceType::Lance.index()] & ours;
+        if (bitboard::lance_pseudo_attacks(them, sq) & lances).any() {
+            attackers |= bitboard::lance_attacks(them, sq, occ) & lances;
+        }
+        let bh = bh & ours;
+        if (bitboard::bishop_pseudo_attacks(sq) & bh).any() {
+            attackers |= bitboard::bishop_attacks(sq, occ) & bh;
+        }
+        let rd = rd & ours;
+        if (bitboard::rook_pseudo_attacks(sq) & rd).any() {
+            attackers |= bitboard::rook_attacks(sq, occ) & rd;
+        }
+        attackers
     }
 
     /// Pieces of both colours attacking `sq` given `occ` (the attackers SEE
