@@ -48,16 +48,22 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     {
         return None;
     }
+    // Drops next to the king only on guarded squares (the king takes an
+    // unguarded piece), a knight's only when the king has no flight.
+    let empty_guarded = guarded & !occ;
     for pt in PieceType::HAND {
         if pt == PieceType::Pawn || !hand.has(pt) {
             continue;
         }
-        let contact = contact_checks(!us, pt, ksq);
-        let targets = (contact & !occ).and_not(bitboard::dead_squares(us, pt));
-        for to in targets {
-            if near.contains(to) && !guarded.contains(to) {
-                continue; // the king takes it
+        let targets = if pt == PieceType::Knight {
+            if !knight_may_mate {
+                continue;
             }
+            knight_checks & !occ
+        } else {
+            contact_checks(!us, pt, ksq) & empty_guarded
+        };
+        for to in targets.and_not(bitboard::dead_squares(us, pt)) {
             // A flight the dropped piece does not cover stays open (the
             // drop can only block our lines, which `mates` then sees).
             let covered = bitboard::attacks(us, pt, to, occ.with(to).without(ksq));
