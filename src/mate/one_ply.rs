@@ -92,12 +92,6 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
 
     let zone = bitboard::promotion_zone(us);
     let kings = pos.pieces(us, PieceType::King);
-    let t = |pt| pos.pieces(us, pt);
-    let sliders = t(PieceType::Lance)
-        | t(PieceType::Bishop)
-        | t(PieceType::Rook)
-        | t(PieceType::Horse)
-        | t(PieceType::Dragon);
     for to in guarded {
         let attackers = pos.attackers_to(us, to, occ);
         for from in attackers.and_not(kings) {
@@ -118,7 +112,7 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
                 // ours behind it, looked for only when the mover is the
                 // only attacker and such a slider stands on the line.
                 if attackers.without(from).is_empty()
-                    && ((bitboard::ray_through(to, from) & sliders)
+                    && ((bitboard::ray_through(to, from) & our_sliders(pos, us))
                         .without(from)
                         .is_empty()
                         || pos
@@ -134,7 +128,7 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
                     continue;
                 }
                 let m = Move::normal(from, to, promote);
-                if !king_escapes(pos, ksq, after, to, occ_after) && mates(pos, m) {
+                if !king_escapes(pos, ksq, covered, to, occ_after) && mates(pos, m) {
                     return Some(m);
                 }
             }
@@ -173,19 +167,30 @@ fn contact_checks(them: Color, pt: PieceType, ksq: Square) -> Bitboard {
     }
 }
 
+/// Our sliders (lances, bishops, rooks, horses, dragons): the pieces
+/// that can guard a square from behind a piece that leaves the line.
+fn our_sliders(pos: &Position, us: Color) -> Bitboard {
+    let t = |pt| pos.pieces(us, pt);
+    t(PieceType::Lance)
+        | t(PieceType::Bishop)
+        | t(PieceType::Rook)
+        | t(PieceType::Horse)
+        | t(PieceType::Dragon)
+}
+
 /// Whether the enemy king on `ksq` surely has a flight square once a
-/// piece of kind `pt` of the side to move stands on `to` (occupancy
-/// `occ`): a square next to it, not `to`, holding none of its own pieces,
-/// that neither the new piece nor any other of ours attacks. A quick test
-/// before playing the move: most checks next to a king leave it a flight.
-/// It may miss a flight (a piece that moved off its square still counts as
+/// piece of the side to move stands on `to` (occupancy `occ`), covering
+/// `covered` (its attacks with the king's square empty): a square next
+/// to the king, not `to`, holding none of its own pieces, that neither
+/// the new piece nor any other of ours attacks. A quick test before
+/// playing the move: most checks next to a king leave it a flight. It
+/// may miss a flight (a piece that moved off its square still counts as
 /// attacking from there), never invent one.
-fn king_escapes(pos: &Position, ksq: Square, pt: PieceType, to: Square, occ: Bitboard) -> bool {
+fn king_escapes(pos: &Position, ksq: Square, covered: Bitboard, to: Square, occ: Bitboard) -> bool {
     let us = pos.side_to_move();
-    // The king leaves its square: sliders, the new piece's too, see
-    // through it (a king stepping straight back from a rook stays in check).
+    // The king leaves its square: sliders see through it (a king stepping
+    // straight back from a rook stays in check).
     let occ = occ.without(ksq);
-    let covered = bitboard::attacks(us, pt, to, occ);
     let flights = bitboard::king_attacks(ksq)
         .and_not(pos.pieces_of(!us))
         .and_not(covered)
