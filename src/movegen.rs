@@ -8,7 +8,9 @@
 //! mate. `generate_legal` applies it.
 //!
 //! The categories serve a staged move picker and partition the moves of a
-//! position not in check: `CapturesPromotions` ∪ `Quiets` ∪ `Drops`.
+//! position not in check: `CapturesPromotions` ∪ `Quiets` ∪ `Drops`, or
+//! `Captures` ∪ `NonCaptures` ∪ `Drops` (promotions to empty squares
+//! among the quiet moves, as YaneuraOu orders them).
 
 use crate::bitboard::{self, Bitboard};
 use crate::position::Position;
@@ -30,6 +32,11 @@ pub enum GenType {
     CapturesPromotions,
     /// Board moves to empty squares that do not promote. Not in check.
     Quiets,
+    /// Board moves that capture (promoting and not, where both are
+    /// allowed). Not in check.
+    Captures,
+    /// Board moves to empty squares, promoting and not. Not in check.
+    NonCaptures,
     /// Drops. Not in check.
     Drops,
     /// Every move that answers a check. Only in check.
@@ -152,6 +159,8 @@ fn generate_kind<const LEGAL: bool, S: MoveSink>(pos: &Position, gen: GenType, l
         GenType::Quiets => {
             board_moves::<LEGAL, S>(pos, empty, Variants::NonPromotionsOnly, true, list)
         }
+        GenType::Captures => board_moves::<LEGAL, S>(pos, enemy, Variants::Both, true, list),
+        GenType::NonCaptures => board_moves::<LEGAL, S>(pos, empty, Variants::Both, true, list),
         GenType::Drops => drops::<LEGAL, S>(pos, empty, list),
         GenType::Evasions => evasions::<LEGAL, S>(pos, list),
         GenType::All => {
@@ -434,15 +443,20 @@ mod tests {
             assert!(!pos.in_check());
             let mut all = MoveList::new();
             generate(&pos, GenType::All, &mut all);
-            let mut parts = MoveList::new();
-            for g in [GenType::CapturesPromotions, GenType::Quiets, GenType::Drops] {
-                generate(&pos, g, &mut parts);
-            }
             let mut a: Vec<u16> = all.iter().map(|m| m.raw()).collect();
-            let mut b: Vec<u16> = parts.iter().map(|m| m.raw()).collect();
             a.sort_unstable();
-            b.sort_unstable();
-            assert_eq!(a, b, "{sfen}");
+            for split in [
+                [GenType::CapturesPromotions, GenType::Quiets, GenType::Drops],
+                [GenType::Captures, GenType::NonCaptures, GenType::Drops],
+            ] {
+                let mut parts = MoveList::new();
+                for g in split {
+                    generate(&pos, g, &mut parts);
+                }
+                let mut b: Vec<u16> = parts.iter().map(|m| m.raw()).collect();
+                b.sort_unstable();
+                assert_eq!(a, b, "{sfen}");
+            }
         }
     }
 

@@ -402,6 +402,43 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
     assert_ne!(on, off, "the switch changes nothing");
 }
 
+/// The continuation correction (`ContinuationCorrection`) and the quiet
+/// promotions (`QuietPromotions`), both off by default, reach the search:
+/// each changes the bench's middle-game trees, and with each the lines
+/// stay legal and the mates the same.
+#[test]
+fn continuation_correction_and_quiet_promotions_keep_the_search_sound() {
+    let defaults = SearchOptions::default().features;
+    assert!(!defaults.continuation_correction && !defaults.quiet_promotions);
+    type Switch = fn(&mut ryuo::search::Features, bool);
+    let switches: [(&str, Switch); 2] = [
+        ("ContinuationCorrection", |f, on| {
+            f.continuation_correction = on
+        }),
+        ("QuietPromotions", |f, on| f.quiet_promotions = on),
+    ];
+    let bench = include_str!("../src/bench.sfen");
+    let middle: Vec<&str> = bench
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .take(4)
+        .collect();
+    for (name, switch) in switches {
+        let run =
+            |sfen: &str, depth: i32, on: bool| search_with_features(sfen, depth, |f| switch(f, on));
+        let sfen = "k8/2s4g+P/5R3/9/9/9/9/9/8K b S 1";
+        let r = run(sfen, 5, true);
+        assert_eq!(mate_score(&r), Some(3), "{name}");
+        assert_mating_line(sfen, &r.pv, 3);
+        let (mut on, mut off) = (0, 0);
+        for sfen in &middle {
+            on += run(sfen, 8, true).nodes;
+            off += run(sfen, 8, false).nodes;
+        }
+        assert_ne!(on, off, "{name} changes nothing");
+    }
+}
+
 /// Every search constant at the edge of its tuning range (all at their
 /// minimum, then all at their maximum, then each alone at either edge)
 /// still searches soundly: SPSA perturbs values up to these bounds, and a

@@ -2,7 +2,7 @@
 //! `search` are numbered; each pruning rule stands in one place with its
 //! conditions spelled out (SEARCH_NOTES.md gives their origin).
 
-use super::correction::pawn_key;
+use super::correction::{pawn_key, MoveKeys};
 use super::history::{piece_to, PawnHistory, QuietKeys, NO_PAWN_SLOT, NO_PIECE_TO};
 use super::movepick::{MovePicker, Ordering as MoveOrdering};
 use super::params::*;
@@ -170,16 +170,38 @@ fn update_quiet_histories(
     td.history.pawn.update(keys.pawn_slot, to, pawn_bonus);
 }
 
-/// The static evaluation `raw` corrected by the correction history (kept
-/// clear of mate scores); `-INFINITE` (in check) stays as it is.
+/// Keys of the moves that led to the node at `ply`, for the continuation
+/// correction (`MoveKeys::NONE` with it switched off).
 #[inline]
-fn corrected_eval(td: &ThreadData, ctx: &SearchContext, raw: Value) -> Value {
+fn correction_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> MoveKeys {
+    if !ctx.options.features.continuation_correction {
+        return MoveKeys::NONE;
+    }
+    let back = |n: usize| {
+        if ply >= n {
+            td.stack[ply - n].cont_key
+        } else {
+            NO_PIECE_TO
+        }
+    };
+    MoveKeys {
+        last: back(1),
+        earlier: [back(2), back(4)],
+    }
+}
+
+/// The static evaluation `raw` at `ply` corrected by the correction
+/// history (kept clear of mate scores); `-INFINITE` (in check) stays as
+/// it is.
+#[inline]
+fn corrected_eval(td: &ThreadData, ctx: &SearchContext, ply: usize, raw: Value) -> Value {
     if raw == -INFINITE || !ctx.options.features.correction_history {
         return raw;
     }
+    let keys = correction_keys(td, ctx, ply);
     let c = td
         .correction
-        .correction(&td.pos, ctx.options.params.correction_divisor);
+        .correction(&td.pos, keys, ctx.options.params.correction_divisor);
     (raw + c).clamp(-MATE_IN_MAX_PLY + 1, MATE_IN_MAX_PLY - 1)
 }
 
@@ -330,7 +352,7 @@ pub(crate) fn search<const PV: bool>(
     } else {
         td.evaluate(&ctx.options.evaluator)
     };
-    let static_eval = corrected_eval(td, ctx, raw_eval);
+    let static_eval = corrected_eval(td, ctx, ply, raw_eval);
     td.stack[ply].static_eval = static_eval;
     // Improving: better than two plies ago (same side to move).
     let improving = !in_check
@@ -468,6 +490,7 @@ pub(crate) fn search<const PV: bool>(
             capture_history: features.capture_history,
             keys,
             depth,
+            quiet_promotions: features.quiet_promotions,
         },
     );
     let mut best_value = -INFINITE;
@@ -493,7 +516,9 @@ pub(crate) fn search<const PV: bool>(
             }
         }
         let capture = td.pos.is_capture(m);
-        let promotion = m.is_promotion();
+        // A promotion to an empty square is tactical unless
+        // `quiet_promotions` counts it among the quiet moves.
+        let promotion = m.is_promotion() && !features.quiet_promotions;
         let quiet = !capture && !promotion;
         let gives_check = check_squares.gives_check(&td.pos, m);
         let is_killer = td.stack[ply].killers.contains(m, killer_slots);
@@ -776,7 +801,8 @@ pub(crate) fn search<const PV: bool>(
     // moves for a quiet best move, captures always) a malus.
     if best_value >= beta && best_move.is_some() {
         let bonus = params.history_bonus(depth);
-        let quiet_best = !td.pos.is_capture(best_move) && !best_move.is_promotion();
+        let quiet_best = !td.pos.is_capture(best_move)
+            && (features.quiet_promotions || !best_move.is_promotion());
         if quiet_best {
             if killer_slots > 0 {
                 if killer_slots == 1 {
@@ -829,8 +855,9 @@ pub(crate) fn search<const PV: bool>(
         && informative
         && best_value.abs() < MATE_IN_MAX_PLY
     {
+        let keys = correction_keys(td, ctx, ply);
         td.correction
-            .update(&td.pos, static_eval, best_value, depth);
+            .update(&td.pos, keys, static_eval, best_value, depth);
     }
 
     // Step 18. Store.
@@ -863,8 +890,12 @@ fn probcut(
     cut_node: bool,
     tt_move: Move,
 ) -> Option<Value> {
-    let mut picker =
-        MovePicker::new_qsearch(&td.pos, tt_move, ctx.options.features.capture_history);
+    let mut picker = MovePicker::new_qsearch(
+        &td.pos,
+        tt_move,
+        ctx.options.features.capture_history,
+        ctx.options.features.quiet_promotions,
+    );
     let threshold = probcut_beta - static_eval;
     while let Some(m) = picker.next(&td.pos, &td.history) {
         if !td.pos.is_legal(m) || !see_ge(&td.pos, m, threshold) {
@@ -967,7 +998,7 @@ pub(crate) fn qsearch<const PV: bool>(
         best_value = -INFINITE;
     } else {
         raw_eval = tt_hit.map_or_else(|| td.evaluate(&ctx.options.evaluator), |h| h.eval);
-        static_eval = corrected_eval(td, ctx, raw_eval);
+        static_eval = corrected_eval(td, ctx, ply, raw_eval);
         // Stand pat: the side to move may decline every capture. A hash
         // bound on the right side of the static value is a better guess.
         best_value = static_eval;
@@ -998,8 +1029,12 @@ pub(crate) fn qsearch<const PV: bool>(
     }
 
     let tt_move = tt_hit.map_or(Move::NONE, |h| h.mv);
-    let mut picker =
-        MovePicker::new_qsearch(&td.pos, tt_move, ctx.options.features.capture_history);
+    let mut picker = MovePicker::new_qsearch(
+        &td.pos,
+        tt_move,
+        ctx.options.features.capture_history,
+        ctx.options.features.quiet_promotions,
+    );
     let mut best_move = Move::NONE;
     let mut move_count = 0;
     let futility_base = static_eval + params.qs_delta_margin;
@@ -1065,6 +1100,10 @@ pub(crate) fn qsearch<const PV: bool>(
             }
         }
         ctx.tt.prefetch(td.pos.key_after(m));
+        if ctx.options.features.continuation_correction {
+            // The child's continuation correction reads it.
+            td.stack[ply].cont_key = piece_to(&td.pos, m);
+        }
         td.pos.do_move(m);
         let value = -qsearch::<PV>(td, ctx, ply + 1, -beta, -alpha);
         td.pos.undo_move(m);

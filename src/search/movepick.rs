@@ -3,11 +3,13 @@
 //! good capture that cuts off never pays for generating quiet moves.
 //!
 //! Main search, not in check:
-//! hash move → good captures (SEE ≥ 0, MVV then capture history) →
-//! killer 1 → killer 2 → quiet moves and drops by history (butterfly and
-//! continuation) → bad captures.
+//! hash move → good captures and promotions (SEE ≥ 0, MVV then capture
+//! history) → killer 1 → killer 2 → quiet moves and drops by history
+//! (butterfly and continuation) → bad captures.
 //! In check: hash move → evasions (captures by MVV, then history).
 //! Quiescence: hash move if tactical → captures and promotions.
+//! With `quiet_promotions`, a promotion to an empty square is a quiet
+//! move: picked among them by history, never in quiescence.
 
 use crate::eval::{capture_value, piece_value};
 use crate::movegen::{generate, GenType, MAX_MOVES};
@@ -58,6 +60,8 @@ pub struct MovePicker {
     keys: QuietKeys,
     /// Quiet moves scoring below this are not sorted.
     sort_limit: i32,
+    /// Promotions to empty squares are quiet moves (see the module doc).
+    quiet_promotions: bool,
 }
 
 /// What orders the moves of one node besides the position: the switches
@@ -75,6 +79,8 @@ pub struct Ordering {
     /// Remaining depth: quiet moves scoring below `-QUIET_SORT_LIMIT ·
     /// depth` are left unsorted, after the rest.
     pub depth: i32,
+    /// Promotions to empty squares are quiet moves (see the module doc).
+    pub quiet_promotions: bool,
 }
 
 /// See `Ordering::depth`. Sorting every quiet move and drop cost 7 % of
@@ -104,15 +110,22 @@ impl MovePicker {
             use_capture_history: ordering.capture_history,
             keys: ordering.keys,
             sort_limit: -QUIET_SORT_LIMIT * ordering.depth,
+            quiet_promotions: ordering.quiet_promotions,
         }
     }
 
-    /// A picker for the quiescence search: captures and promotions, or all
-    /// evasions when in check.
-    pub fn new_qsearch(pos: &Position, tt_move: Move, capture_history: bool) -> MovePicker {
+    /// A picker for the quiescence search: captures and promotions (only
+    /// captures with `quiet_promotions`), or all evasions when in check.
+    pub fn new_qsearch(
+        pos: &Position,
+        tt_move: Move,
+        capture_history: bool,
+        quiet_promotions: bool,
+    ) -> MovePicker {
         let tt = validate(pos, tt_move);
         let in_check = pos.in_check();
-        let tactical = tt.is_some() && (pos.is_capture(tt) || tt.is_promotion());
+        let tactical =
+            tt.is_some() && (pos.is_capture(tt) || (tt.is_promotion() && !quiet_promotions));
         MovePicker {
             stage: if in_check {
                 Stage::EvasionTt
@@ -130,6 +143,7 @@ impl MovePicker {
             use_capture_history: capture_history,
             keys: QuietKeys::NONE,
             sort_limit: 0,
+            quiet_promotions,
         }
     }
 
@@ -149,7 +163,12 @@ impl MovePicker {
                     }
                 }
                 Stage::GenCaptures | Stage::QsGenCaptures => {
-                    self.generate_scored(pos, GenType::CapturesPromotions, history);
+                    let gen = if self.quiet_promotions {
+                        GenType::Captures
+                    } else {
+                        GenType::CapturesPromotions
+                    };
+                    self.generate_scored(pos, gen, history);
                     self.stage = if self.stage == Stage::GenCaptures {
                         Stage::GoodCaptures
                     } else {
@@ -184,14 +203,19 @@ impl MovePicker {
                         && k.is_some()
                         && k != self.tt_move
                         && !pos.is_capture(k)
-                        && !k.is_promotion()
+                        && (self.quiet_promotions || !k.is_promotion())
                         && pos.is_pseudo_legal(k)
                     {
                         return Some(k);
                     }
                 }
                 Stage::GenQuiets => {
-                    self.generate_scored(pos, GenType::Quiets, history);
+                    let gen = if self.quiet_promotions {
+                        GenType::NonCaptures
+                    } else {
+                        GenType::Quiets
+                    };
+                    self.generate_scored(pos, gen, history);
                     self.generate_scored(pos, GenType::Drops, history);
                     // The promising ones first, sorted; the rest after, as
                     // generated.
@@ -272,7 +296,7 @@ impl MovePicker {
                     -piece_value(pos.moved_piece(m).kind()) / 16
                 };
                 1_000_000 + capture_value(victim) * 16 + tiebreak
-            } else if m.is_promotion() {
+            } else if m.is_promotion() && !self.quiet_promotions {
                 let pt = pos.moved_piece(m).kind();
                 500_000 + piece_value(pt.promote()) - piece_value(pt)
             } else if self.use_history {

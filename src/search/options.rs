@@ -73,6 +73,15 @@ pub struct Features {
     /// The cheap contact mate-in-one test at nodes without a hash entry,
     /// in the search and in quiescence (`mate::one_ply`).
     pub mate_one_ply: bool,
+    /// A third correction of the static evaluation, keyed by the last
+    /// move and the moves two and four plies before it (YaneuraOu's and
+    /// Stockfish's continuation correction history).
+    pub continuation_correction: bool,
+    /// Promotions to empty squares are quiet moves (YaneuraOu's order):
+    /// picked by history among the quiet moves, pruned and reduced as
+    /// they are, left out of quiescence. Off: they are picked with the
+    /// captures and searched in quiescence (pawns, bishops, rooks).
+    pub quiet_promotions: bool,
 }
 
 impl Default for Features {
@@ -109,6 +118,8 @@ impl Default for Features {
             // games) but -81 +- 70 at 10 s + 0.1 s (100 games), with the
             // network; it costs about a fifth of the speed.
             mate_one_ply: false,
+            continuation_correction: false,
+            quiet_promotions: false,
         }
     }
 }

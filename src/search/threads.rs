@@ -299,13 +299,18 @@ impl Searcher {
 
     /// Number of search threads (Lazy SMP: one main thread and helpers
     /// sharing the hash table). Each helper has its own tables (about
-    /// 20 MB, mostly the continuation and pawn histories): more than the
+    /// 33 MB, mostly the continuation and pawn histories and the
+    /// continuation correction): more than the
     /// free memory is refused and the threads stay as they were.
     pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
         let helpers = threads.max(1) - 1;
         let added = helpers.saturating_sub(self.helpers.len());
-        let bytes = added
-            .saturating_mul(ContinuationHistory::BYTES + PawnHistory::BYTES + THREAD_OTHER_BYTES);
+        let bytes = added.saturating_mul(
+            ContinuationHistory::BYTES
+                + PawnHistory::BYTES
+                + CorrectionHistory::CONTINUATION_BYTES
+                + THREAD_OTHER_BYTES,
+        );
         if !crate::memory::fits_in_memory(bytes) {
             return Err(format!(
                 "cannot allocate {} MiB for {threads} search threads: more than the free memory",

@@ -215,6 +215,14 @@ impl Options {
         // `Features::pawn_history`).
         entries.push(check("AdaptiveTime", Features::default().adaptive_time));
         entries.push(check("PawnHistory", Features::default().pawn_history));
+        entries.push(check(
+            "ContinuationCorrection",
+            Features::default().continuation_correction,
+        ));
+        entries.push(check(
+            "QuietPromotions",
+            Features::default().quiet_promotions,
+        ));
         entries.push(spin(
             "RootMatePercent",
             SearchOptions::default().root_mate_percent.into(),
@@ -437,6 +445,8 @@ impl Options {
         features.mate_one_ply = self.check("MateOnePly");
         features.adaptive_time = self.check("AdaptiveTime");
         features.pawn_history = self.check("PawnHistory");
+        features.continuation_correction = self.check("ContinuationCorrection");
+        features.quiet_promotions = self.check("QuietPromotions");
         features
     }
 }
