@@ -19,6 +19,10 @@ use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering;
 
+/// How far above beta a hash lower bound must lie for the small ProbCut
+/// (YaneuraOu's 416).
+const SMALL_PROBCUT_MARGIN: Value = 416;
+
 /// Score of being mated at `ply`.
 #[inline]
 pub fn mated_in(ply: usize) -> Value {
@@ -325,7 +329,12 @@ pub(crate) fn search<const PV: bool>(
     let excluding = excluded.is_some();
     if !PV && !excluding {
         if let (Some(h), Some(v)) = (tt_hit, tt_value) {
-            if h.depth >= depth && bound_cuts(h.bound, v, alpha, beta) {
+            let deep_enough = if features.strict_hash_cut {
+                h.depth > depth - (v <= beta) as i32 && (cut_node == (v >= beta) || depth > 5)
+            } else {
+                h.depth >= depth
+            };
+            if deep_enough && bound_cuts(h.bound, v, alpha, beta) {
                 stats::count(counted, Event::HashCut, entry_depth);
                 return v;
             }
@@ -465,6 +474,21 @@ pub(crate) fn search<const PV: bool>(
         && tt_move == Move::NONE
     {
         depth -= 1;
+    }
+
+    // Step 8b. Small ProbCut: a hash lower bound from nearly as deep a
+    // search, far above beta, is trusted without searching.
+    if features.small_probcut && !root && !in_check && !excluding && beta.abs() < MATE_IN_MAX_PLY {
+        let small_probcut_beta = beta + SMALL_PROBCUT_MARGIN;
+        if let (Some(h), Some(v)) = (tt_hit, tt_value) {
+            if matches!(h.bound, Bound::Lower | Bound::Exact)
+                && h.depth >= depth - 4
+                && v >= small_probcut_beta
+                && v.abs() < MATE_IN_MAX_PLY
+            {
+                return small_probcut_beta;
+            }
+        }
     }
 
     // Step 9. The moves.

@@ -82,6 +82,16 @@ pub struct Features {
     /// they are, left out of quiescence. Off: they are picked with the
     /// captures and searched in quiescence (pawns, bishops, rooks).
     pub quiet_promotions: bool,
+    /// YaneuraOu's hash cut: a lower bound cuts only from a deeper search
+    /// than this node's (an upper bound from one as deep), and below depth
+    /// 6 only where it agrees with the node's type (a lower bound at a
+    /// cut node, an upper bound elsewhere). Off: any bound from a search
+    /// at least as deep cuts.
+    pub strict_hash_cut: bool,
+    /// Stockfish's and YaneuraOu's "small ProbCut": a hash lower bound
+    /// from a search at most four plies shallower that beats beta by 416
+    /// ends the node (PV nodes too; not in check, not at the root).
+    pub small_probcut: bool,
 }
 
 impl Default for Features {
@@ -120,6 +130,8 @@ impl Default for Features {
             mate_one_ply: false,
             continuation_correction: false,
             quiet_promotions: false,
+            strict_hash_cut: false,
+            small_probcut: false,
         }
     }
 }

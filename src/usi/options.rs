@@ -223,6 +223,8 @@ impl Options {
             "QuietPromotions",
             Features::default().quiet_promotions,
         ));
+        entries.push(check("StrictHashCut", Features::default().strict_hash_cut));
+        entries.push(check("SmallProbCut", Features::default().small_probcut));
         entries.push(spin(
             "RootMatePercent",
             SearchOptions::default().root_mate_percent.into(),
@@ -447,6 +449,8 @@ impl Options {
         features.pawn_history = self.check("PawnHistory");
         features.continuation_correction = self.check("ContinuationCorrection");
         features.quiet_promotions = self.check("QuietPromotions");
+        features.strict_hash_cut = self.check("StrictHashCut");
+        features.small_probcut = self.check("SmallProbCut");
         features
     }
 }
