@@ -402,20 +402,24 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
     assert_ne!(on, off, "the switch changes nothing");
 }
 
-/// The continuation correction (`ContinuationCorrection`) and the quiet
-/// promotions (`QuietPromotions`), both off by default, reach the search:
-/// each changes the bench's middle-game trees, and with each the lines
-/// stay legal and the mates the same.
+/// The search-parity switches that are off by default
+/// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
+/// `SmallProbCut`) reach the search: each changes the bench's
+/// middle-game trees, and with each the lines stay legal and the mates
+/// the same.
 #[test]
-fn continuation_correction_and_quiet_promotions_keep_the_search_sound() {
+fn search_parity_switches_keep_the_search_sound() {
     let defaults = SearchOptions::default().features;
     assert!(!defaults.continuation_correction && !defaults.quiet_promotions);
+    assert!(!defaults.strict_hash_cut && !defaults.small_probcut);
     type Switch = fn(&mut ryuo::search::Features, bool);
-    let switches: [(&str, Switch); 2] = [
+    let switches: [(&str, Switch); 4] = [
         ("ContinuationCorrection", |f, on| {
             f.continuation_correction = on
         }),
         ("QuietPromotions", |f, on| f.quiet_promotions = on),
+        ("StrictHashCut", |f, on| f.strict_hash_cut = on),
+        ("SmallProbCut", |f, on| f.small_probcut = on),
     ];
     let bench = include_str!("../src/bench.sfen");
     let middle: Vec<&str> = bench
