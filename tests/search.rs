@@ -425,7 +425,6 @@ fn search_parity_switches_keep_the_search_sound() {
     let middle: Vec<&str> = bench
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .take(4)
         .collect();
     for (name, switch) in switches {
         let run =
@@ -434,12 +433,12 @@ fn search_parity_switches_keep_the_search_sound() {
         let r = run(sfen, 5, true);
         assert_eq!(mate_score(&r), Some(3), "{name}");
         assert_mating_line(sfen, &r.pv, 3);
-        let (mut on, mut off) = (0, 0);
-        for sfen in &middle {
-            on += run(sfen, 8, true).nodes;
-            off += run(sfen, 8, false).nodes;
-        }
-        assert_ne!(on, off, "{name} changes nothing");
+        // The first position whose tree the switch changes (the small
+        // ProbCut's margin is seldom met in a short search).
+        let changed = middle
+            .iter()
+            .any(|sfen| run(sfen, 9, true).nodes != run(sfen, 9, false).nodes);
+        assert!(changed, "{name} changes nothing");
     }
 }
 
