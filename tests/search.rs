@@ -404,7 +404,7 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 
 /// The search-parity switches that are off by default
 /// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
-/// `SmallProbCut`) reach the search: each changes the bench's
+/// `SmallProbCut`, `ImprovingThroughChecks`) reach the search: each changes the bench's
 /// middle-game trees, and with each the lines stay legal and the mates
 /// the same.
 #[test]
@@ -412,14 +412,18 @@ fn search_parity_switches_keep_the_search_sound() {
     let defaults = SearchOptions::default().features;
     assert!(!defaults.continuation_correction && !defaults.quiet_promotions);
     assert!(!defaults.strict_hash_cut && !defaults.small_probcut);
+    assert!(!defaults.improving_through_checks);
     type Switch = fn(&mut ryuo::search::Features, bool);
-    let switches: [(&str, Switch); 4] = [
+    let switches: [(&str, Switch); 5] = [
         ("ContinuationCorrection", |f, on| {
             f.continuation_correction = on
         }),
         ("QuietPromotions", |f, on| f.quiet_promotions = on),
         ("StrictHashCut", |f, on| f.strict_hash_cut = on),
         ("SmallProbCut", |f, on| f.small_probcut = on),
+        ("ImprovingThroughChecks", |f, on| {
+            f.improving_through_checks = on
+        }),
     ];
     let bench = include_str!("../src/bench.sfen");
     let middle: Vec<&str> = bench

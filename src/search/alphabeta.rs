@@ -362,7 +362,14 @@ pub(crate) fn search<const PV: bool>(
         td.evaluate(&ctx.options.evaluator)
     };
     let static_eval = corrected_eval(td, ctx, ply, raw_eval);
-    td.stack[ply].static_eval = static_eval;
+    // In check there is no static value; with `improving_through_checks`
+    // the frame carries the one of two plies before (Stockfish's), so
+    // that the node two plies below still compares with something.
+    td.stack[ply].static_eval = if in_check && features.improving_through_checks && ply >= 2 {
+        td.stack[ply - 2].static_eval
+    } else {
+        static_eval
+    };
     // Improving: better than two plies ago (same side to move).
     let improving = !in_check
         && ply >= 2

@@ -92,6 +92,10 @@ pub struct Features {
     /// from a search at most four plies shallower that beats beta by 416
     /// ends the node (PV nodes too; not in check, not at the root).
     pub small_probcut: bool,
+    /// A node in check passes on the static value of two plies before it
+    /// for the `improving` test of the node two plies below (Stockfish's
+    /// and YaneuraOu's); off: that node is never improving.
+    pub improving_through_checks: bool,
 }
 
 impl Default for Features {
@@ -132,6 +136,7 @@ impl Default for Features {
             quiet_promotions: false,
             strict_hash_cut: false,
             small_probcut: false,
+            improving_through_checks: false,
         }
     }
 }

@@ -225,6 +225,10 @@ impl Options {
         ));
         entries.push(check("StrictHashCut", Features::default().strict_hash_cut));
         entries.push(check("SmallProbCut", Features::default().small_probcut));
+        entries.push(check(
+            "ImprovingThroughChecks",
+            Features::default().improving_through_checks,
+        ));
         entries.push(spin(
             "RootMatePercent",
             SearchOptions::default().root_mate_percent.into(),
@@ -451,6 +455,7 @@ impl Options {
         features.quiet_promotions = self.check("QuietPromotions");
         features.strict_hash_cut = self.check("StrictHashCut");
         features.small_probcut = self.check("SmallProbCut");
+        features.improving_through_checks = self.check("ImprovingThroughChecks");
         features
     }
 }
