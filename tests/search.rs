@@ -413,18 +413,18 @@ fn search_parity_switches_keep_the_search_sound() {
     assert!(!defaults.continuation_correction && !defaults.quiet_promotions);
     assert!(!defaults.strict_hash_cut && !defaults.small_probcut);
     assert!(!defaults.improving_through_checks);
-    type Switch = fn(&mut ryuo::search::Features, bool);
-    let switches: [(&str, Switch); 5] = [
-        ("ContinuationCorrection", |f, on| {
-            f.continuation_correction = on
-        }),
-        ("QuietPromotions", |f, on| f.quiet_promotions = on),
-        ("StrictHashCut", |f, on| f.strict_hash_cut = on),
-        ("SmallProbCut", |f, on| f.small_probcut = on),
-        ("ImprovingThroughChecks", |f, on| {
-            f.improving_through_checks = on
-        }),
+    let parity = [
+        "ContinuationCorrection",
+        "QuietPromotions",
+        "StrictHashCut",
+        "SmallProbCut",
+        "ImprovingThroughChecks",
     ];
+    let switches: Vec<_> = ryuo::search::Features::OPT_IN
+        .into_iter()
+        .filter(|(name, _)| parity.contains(name))
+        .collect();
+    assert_eq!(switches.len(), parity.len());
     let bench = include_str!("../src/bench.sfen");
     let middle: Vec<&str> = bench
         .lines()

@@ -7,7 +7,7 @@
 //! and the moves two and four plies before it, as Stockfish's and
 //! YaneuraOu's continuation correction history.
 
-use super::history::{apply_gravity, NO_PIECE_TO, PIECE_TO};
+use super::history::{apply_gravity, zeroed, NO_PIECE_TO, PIECE_TO};
 use crate::position::Position;
 use crate::types::{Color, PieceType, Value};
 
@@ -84,12 +84,6 @@ pub struct CorrectionHistory {
     pawn: Box<[[i16; SIZE]; 2]>,
     hand: Box<[[i16; SIZE]; 2]>,
     continuation: Box<[i16]>,
-}
-
-/// `len` zeros from the allocator (fresh zero pages, touched only when
-/// used: the continuation table is 13 MB).
-fn zeroed(len: usize) -> Box<[i16]> {
-    vec![0i16; len].into_boxed_slice()
 }
 
 impl Default for CorrectionHistory {

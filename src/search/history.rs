@@ -140,7 +140,7 @@ impl Default for ContinuationHistory {
 /// `len` zeros from the allocator, which maps fresh zero pages for a
 /// large table (13 MB for the continuation history): no page is touched
 /// until a search uses it.
-fn zeroed(len: usize) -> Box<[i16]> {
+pub(super) fn zeroed(len: usize) -> Box<[i16]> {
     vec![0i16; len].into_boxed_slice()
 }
 

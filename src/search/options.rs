@@ -144,7 +144,27 @@ impl Default for Features {
 /// Turns one technique off.
 pub type SwitchOff = fn(&mut Features);
 
+/// Turns one technique on or off.
+pub type Switch = fn(&mut Features, bool);
+
 impl Features {
+    /// The techniques that are off by default (measured, not kept), by
+    /// USI option name: each entry sets one on or off.
+    pub const OPT_IN: [(&'static str, Switch); 8] = [
+        ("MateOnePly", |f, on| f.mate_one_ply = on),
+        ("AdaptiveTime", |f, on| f.adaptive_time = on),
+        ("PawnHistory", |f, on| f.pawn_history = on),
+        ("ContinuationCorrection", |f, on| {
+            f.continuation_correction = on
+        }),
+        ("QuietPromotions", |f, on| f.quiet_promotions = on),
+        ("StrictHashCut", |f, on| f.strict_hash_cut = on),
+        ("SmallProbCut", |f, on| f.small_probcut = on),
+        ("ImprovingThroughChecks", |f, on| {
+            f.improving_through_checks = on
+        }),
+    ];
+
     /// Names and setters of the switches, for `bench --ablate` and the USI
     /// options; each entry turns one technique off.
     pub const ABLATIONS: [(&'static str, SwitchOff); 20] = [
@@ -381,5 +401,25 @@ impl Control {
     /// Time since the search started (for `info time`).
     pub fn since_start(&self) -> Duration {
         self.epoch.elapsed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every opt-in switch is off by default (its USI option says
+    /// `default false`), turns one field on, and has a name of its own.
+    #[test]
+    fn opt_in_switches_are_off_by_default_and_distinct() {
+        let mut names = std::collections::HashSet::new();
+        for (name, switch) in Features::OPT_IN {
+            assert!(names.insert(name), "{name} twice");
+            let mut f = Features::default();
+            switch(&mut f, false);
+            assert_eq!(f, Features::default(), "{name} is on by default");
+            switch(&mut f, true);
+            assert_ne!(f, Features::default(), "{name} sets nothing");
+        }
     }
 }

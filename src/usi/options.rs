@@ -208,27 +208,11 @@ impl Options {
                 entries.push(check(name, true));
             }
         }
-        // Off by default (see `Features::mate_one_ply`), so not an
-        // ablation switch: `true` turns it on.
-        entries.push(check("MateOnePly", Features::default().mate_one_ply));
-        // Off by default too (see `Features::adaptive_time`,
-        // `Features::pawn_history`).
-        entries.push(check("AdaptiveTime", Features::default().adaptive_time));
-        entries.push(check("PawnHistory", Features::default().pawn_history));
-        entries.push(check(
-            "ContinuationCorrection",
-            Features::default().continuation_correction,
-        ));
-        entries.push(check(
-            "QuietPromotions",
-            Features::default().quiet_promotions,
-        ));
-        entries.push(check("StrictHashCut", Features::default().strict_hash_cut));
-        entries.push(check("SmallProbCut", Features::default().small_probcut));
-        entries.push(check(
-            "ImprovingThroughChecks",
-            Features::default().improving_through_checks,
-        ));
+        // Off by default (see `Features::OPT_IN`), so not ablation
+        // switches: `true` turns one on.
+        for (name, _) in Features::OPT_IN {
+            entries.push(check(name, false));
+        }
         entries.push(spin(
             "RootMatePercent",
             SearchOptions::default().root_mate_percent.into(),
@@ -448,14 +432,9 @@ impl Options {
                 switch_off(&mut features);
             }
         }
-        features.mate_one_ply = self.check("MateOnePly");
-        features.adaptive_time = self.check("AdaptiveTime");
-        features.pawn_history = self.check("PawnHistory");
-        features.continuation_correction = self.check("ContinuationCorrection");
-        features.quiet_promotions = self.check("QuietPromotions");
-        features.strict_hash_cut = self.check("StrictHashCut");
-        features.small_probcut = self.check("SmallProbCut");
-        features.improving_through_checks = self.check("ImprovingThroughChecks");
+        for (name, switch) in Features::OPT_IN {
+            switch(&mut features, self.check(name));
+        }
         features
     }
 }
