@@ -1,7 +1,7 @@
 //! The analysis options through the real `ryuo` binary: `PvInterval`,
 //! `OutputFailLHPV` and `ConsiderationMode`.
 
-mod common;
+use crate::common;
 
 use common::{Engine, SHORT};
 

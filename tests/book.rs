@@ -7,7 +7,7 @@
 //! the side to move): at the start 7g7f (50, depth 20), 2g2f (40, depth
 //! 10) and 5g5f (-100, depth 30).
 
-mod common;
+use crate::common;
 
 use common::{Engine, SHORT};
 use std::path::PathBuf;

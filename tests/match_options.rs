@@ -3,7 +3,7 @@
 //! `EnteringKingRule` variants, `ConsiderationMode`'s endless analysis and
 //! `currmove` lines.
 
-mod common;
+use crate::common;
 
 use common::{Engine, SHORT};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! from-scratch computation on every position a search can reach, through
 //! captures, promotions, drops, null moves and take-backs.
 
-mod common;
+use crate::common;
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;

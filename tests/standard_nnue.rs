@@ -7,7 +7,7 @@
 //! `tests/oracle/make_standard_nnue_tsv.sh`); the test regenerates each
 //! network from its seed here, without YaneuraOu.
 
-mod common;
+use crate::common;
 
 use common::{Engine, SHORT};
 use rand::rngs::StdRng;
