@@ -174,6 +174,33 @@ fn update_quiet_histories(
     td.history.pawn.update(keys.pawn_slot, to, pawn_bonus);
 }
 
+/// The cutoff bonus of `depth` for the hash move `m` of a node the hash
+/// table ended with a lower bound, when `m` is a quiet move of this
+/// position (a 64-bit key collision could hand over any move).
+fn reward_hash_cut(td: &mut ThreadData, ctx: &SearchContext, ply: usize, m: Move, depth: i32) {
+    let features = &ctx.options.features;
+    if !features.history
+        || !m.is_some()
+        || !td.pos.is_pseudo_legal(m)
+        || td.pos.is_capture(m)
+        || (m.is_promotion() && !features.quiet_promotions)
+    {
+        return;
+    }
+    let keys = QuietKeys {
+        cont: continuation_keys(td, ctx, ply),
+        pawn_slot: if features.pawn_history {
+            PawnHistory::slot(pawn_key(&td.pos))
+        } else {
+            NO_PAWN_SLOT
+        },
+    };
+    let us = td.pos.side_to_move();
+    let key = piece_to(&td.pos, m);
+    let bonus = ctx.options.params.history_bonus(depth);
+    update_quiet_histories(td, us, m, key, &keys, bonus);
+}
+
 /// Keys of the moves that led to the node at `ply`, for the continuation
 /// correction (`MoveKeys::NONE` with it switched off).
 #[inline]
@@ -336,6 +363,9 @@ pub(crate) fn search<const PV: bool>(
             };
             if deep_enough && bound_cuts(h.bound, v, alpha, beta) {
                 stats::count(counted, Event::HashCut, entry_depth);
+                if features.hash_cut_history && v >= beta {
+                    reward_hash_cut(td, ctx, ply, h.mv, depth);
+                }
                 return v;
             }
         }
@@ -889,6 +919,16 @@ pub(crate) fn search<const PV: bool>(
         let keys = correction_keys(td, ctx, ply);
         td.correction
             .update(&td.pos, keys, static_eval, best_value, depth);
+    }
+
+    // A fail high far above beta from a shallow search is pulled toward
+    // beta: the deeper the search, the more its value is trusted.
+    if features.fail_high_average
+        && best_value >= beta
+        && best_value.abs() < MATE_IN_MAX_PLY
+        && beta.abs() < MATE_IN_MAX_PLY
+    {
+        best_value = (best_value * depth + beta) / (depth + 1);
     }
 
     // Step 18. Store.

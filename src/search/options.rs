@@ -96,6 +96,16 @@ pub struct Features {
     /// for the `improving` test of the node two plies below (Stockfish's
     /// and YaneuraOu's); off: that node is never improving.
     pub improving_through_checks: bool,
+    /// A quiet hash move whose lower bound ends the node earns the
+    /// cutoff bonus in the quiet histories, as if it had been searched
+    /// (Stockfish's and YaneuraOu's): the histories learn from the cuts
+    /// the table makes too.
+    pub hash_cut_history: bool,
+    /// A fail high returns its value pulled toward beta by depth
+    /// (`(value · depth + beta) / (depth + 1)`, Stockfish's and
+    /// YaneuraOu's), so that a shallow bound far above beta is not
+    /// trusted at face value higher up.
+    pub fail_high_average: bool,
 }
 
 impl Default for Features {
@@ -137,6 +147,8 @@ impl Default for Features {
             strict_hash_cut: false,
             small_probcut: false,
             improving_through_checks: false,
+            hash_cut_history: false,
+            fail_high_average: false,
         }
     }
 }
@@ -150,7 +162,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 8] = [
+    pub const OPT_IN: [(&'static str, Switch); 10] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -163,6 +175,8 @@ impl Features {
         ("ImprovingThroughChecks", |f, on| {
             f.improving_through_checks = on
         }),
+        ("HashCutHistory", |f, on| f.hash_cut_history = on),
+        ("FailHighAverage", |f, on| f.fail_high_average = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
