@@ -404,7 +404,8 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 
 /// The search-parity switches that are off by default
 /// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
-/// `SmallProbCut`, `ImprovingThroughChecks`) reach the search: each changes the bench's
+/// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
+/// `FailHighAverage`, `FullWindowFailHigh`) reach the search: each changes the bench's
 /// middle-game trees, and with each the lines stay legal and the mates
 /// the same.
 #[test]
@@ -412,13 +413,17 @@ fn search_parity_switches_keep_the_search_sound() {
     let defaults = SearchOptions::default().features;
     assert!(!defaults.continuation_correction && !defaults.quiet_promotions);
     assert!(!defaults.strict_hash_cut && !defaults.small_probcut);
-    assert!(!defaults.improving_through_checks);
+    assert!(!defaults.improving_through_checks && !defaults.hash_cut_history);
+    assert!(!defaults.fail_high_average && !defaults.full_window_fail_high);
     let parity = [
         "ContinuationCorrection",
         "QuietPromotions",
         "StrictHashCut",
         "SmallProbCut",
         "ImprovingThroughChecks",
+        "HashCutHistory",
+        "FailHighAverage",
+        "FullWindowFailHigh",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN
         .into_iter()

@@ -800,7 +800,10 @@ pub(crate) fn search<const PV: bool>(
         }
         // Principal variation search: full window for the first move and
         // for any move that beat alpha inside it.
-        if PV && (move_count == 1 || (value > alpha && (root || value < beta))) {
+        if PV
+            && (move_count == 1
+                || (value > alpha && (root || value < beta || features.full_window_fail_high)))
+        {
             td.pv_len[ply + 1] = ply + 1;
             value = -search::<true>(td, ctx, ply + 1, -beta, -alpha, new_depth, false);
         }

@@ -106,6 +106,11 @@ pub struct Features {
     /// YaneuraOu's), so that a shallow bound far above beta is not
     /// trusted at face value higher up.
     pub fail_high_average: bool,
+    /// At a PV node, a move whose null-window search beat alpha is
+    /// searched again with the full window even when it reached beta
+    /// (Stockfish's and YaneuraOu's), so the node's value and line are
+    /// exact; off: a fail high below the root stands as a lower bound.
+    pub full_window_fail_high: bool,
 }
 
 impl Default for Features {
@@ -149,6 +154,7 @@ impl Default for Features {
             improving_through_checks: false,
             hash_cut_history: false,
             fail_high_average: false,
+            full_window_fail_high: false,
         }
     }
 }
@@ -162,7 +168,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 10] = [
+    pub const OPT_IN: [(&'static str, Switch); 11] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -177,6 +183,7 @@ impl Features {
         }),
         ("HashCutHistory", |f, on| f.hash_cut_history = on),
         ("FailHighAverage", |f, on| f.fail_high_average = on),
+        ("FullWindowFailHigh", |f, on| f.full_window_fail_high = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
