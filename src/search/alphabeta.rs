@@ -174,6 +174,19 @@ fn update_quiet_histories(
     td.history.pawn.update(keys.pawn_slot, to, pawn_bonus);
 }
 
+/// The keys of the quiet histories at the node at `ply`: the moves that
+/// led to it and its pawn-structure slot.
+fn quiet_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> QuietKeys {
+    QuietKeys {
+        cont: continuation_keys(td, ctx, ply),
+        pawn_slot: if ctx.options.features.pawn_history {
+            PawnHistory::slot(pawn_key(&td.pos))
+        } else {
+            NO_PAWN_SLOT
+        },
+    }
+}
+
 /// The cutoff bonus of `depth` for the hash move `m` of a node the hash
 /// table ended with a lower bound, when `m` is a quiet move of this
 /// position (a 64-bit key collision could hand over any move).
@@ -187,14 +200,7 @@ fn reward_hash_cut(td: &mut ThreadData, ctx: &SearchContext, ply: usize, m: Move
     {
         return;
     }
-    let keys = QuietKeys {
-        cont: continuation_keys(td, ctx, ply),
-        pawn_slot: if features.pawn_history {
-            PawnHistory::slot(pawn_key(&td.pos))
-        } else {
-            NO_PAWN_SLOT
-        },
-    };
+    let keys = quiet_keys(td, ctx, ply);
     let us = td.pos.side_to_move();
     let key = piece_to(&td.pos, m);
     let bonus = ctx.options.params.history_bonus(depth);
@@ -532,14 +538,7 @@ pub(crate) fn search<const PV: bool>(
     let us = td.pos.side_to_move();
     let them_king = td.pos.king_square(!us);
     let killer_slots = features.killers as usize;
-    let keys = QuietKeys {
-        cont: continuation_keys(td, ctx, ply),
-        pawn_slot: if features.pawn_history {
-            PawnHistory::slot(pawn_key(&td.pos))
-        } else {
-            NO_PAWN_SLOT
-        },
-    };
+    let keys = quiet_keys(td, ctx, ply);
     stats::count(counted, Event::Loop, entry_depth);
     let mut picker = MovePicker::new(
         &td.pos,
