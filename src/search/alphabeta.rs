@@ -189,11 +189,11 @@ fn quiet_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> QuietKeys {
 
 /// The cutoff bonus of `depth` for the hash move `m` of a node the hash
 /// table ended with a lower bound, when `m` is a quiet move of this
-/// position (a 64-bit key collision could hand over any move).
+/// position (a 64-bit key collision could hand over any move;
+/// `is_pseudo_legal` also turns down an empty hash move).
 fn reward_hash_cut(td: &mut ThreadData, ctx: &SearchContext, ply: usize, m: Move, depth: i32) {
     let features = &ctx.options.features;
     if !features.history
-        || !m.is_some()
         || !td.pos.is_pseudo_legal(m)
         || td.pos.is_capture(m)
         || (m.is_promotion() && !features.quiet_promotions)
