@@ -560,12 +560,21 @@ pub(crate) fn search<const PV: bool>(
     let mut quiets_tried: ArrayVec<(Move, usize), 64> = ArrayVec::new();
     let mut captures_tried: ArrayVec<(Move, usize), 32> = ArrayVec::new();
 
+    // Gathered once: every move is made and taken back before the next.
     let check_squares = td.pos.check_squares();
+    let legality = td.pos.legality_context();
+    // Past this many moves, quiet moves are pruned (`i32::MAX`: never).
+    let move_count_limit =
+        if features.move_count_pruning && !PV && !in_check && depth <= params.mcp_max_depth {
+            params.move_count_limit(depth, improving)
+        } else {
+            i32::MAX
+        };
     while let Some(m) = picker.next(&td.pos, &td.history) {
         if root && !td.root_moves[td.pv_index..].iter().any(|rm| rm.mv == m) {
             continue;
         }
-        if m == excluded || !td.pos.is_legal(m) {
+        if m == excluded || !td.pos.is_legal_in(&legality, m) {
             continue;
         }
         move_count += 1;
@@ -581,6 +590,29 @@ pub(crate) fn search<const PV: bool>(
         let promotion = m.is_promotion() && !features.quiet_promotions;
         let quiet = !capture && !promotion;
         let gives_check = check_squares.gives_check(&td.pos, m);
+        let prunable = !root && best_value > -MATE_IN_MAX_PLY;
+
+        // Step 10. Pruning at shallow depth (never at the root, never once
+        // a mate is the only hope). Move-count pruning (000/001) first: it
+        // ends most of the moves a node is given past its limit, so it
+        // comes before the history lookups the other rules need.
+        // Late quiet, non-checking moves at non-PV nodes not in check;
+        // drops near the enemy king may set up a mate (tsumero) and are
+        // kept.
+        if prunable
+            && quiet
+            && !gives_check
+            && move_count as i32 > move_count_limit
+            && !(m.is_drop()
+                && them_king.is_some_and(|k| {
+                    bitboard::king_attacks(k).contains(m.to())
+                        || (bitboard::king_attacks(k) & bitboard::king_attacks(m.to())).any()
+                }))
+        {
+            // Only this move: the picker must still yield later quiet
+            // checks, which this rule never prunes.
+            continue;
+        }
         let is_killer = td.stack[ply].killers.contains(m, killer_slots);
         let key = piece_to(&td.pos, m);
         // How well this quiet move did as a reply to the last two moves.
@@ -592,30 +624,7 @@ pub(crate) fn search<const PV: bool>(
         };
         let mut new_depth = depth - 1;
 
-        // Step 10. Pruning at shallow depth (never at the root, never once
-        // a mate is the only hope).
-        if !root && best_value > -MATE_IN_MAX_PLY {
-            // Move-count pruning (000/001): late quiet, non-checking moves at
-            // non-PV nodes not in check. Drops near the enemy king may set
-            // up a mate (tsumero) and are kept.
-            let near_king = m.is_drop()
-                && them_king.is_some_and(|k| {
-                    bitboard::king_attacks(k).contains(m.to())
-                        || (bitboard::king_attacks(k) & bitboard::king_attacks(m.to())).any()
-                });
-            if features.move_count_pruning
-                && !PV
-                && !in_check
-                && quiet
-                && !gives_check
-                && !near_king
-                && depth <= params.mcp_max_depth
-                && move_count as i32 > params.move_count_limit(depth, improving)
-            {
-                // Only this move: the picker must still yield later quiet
-                // checks, which this rule never prunes.
-                continue;
-            }
+        if prunable {
             let lmr_depth = new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)];
             // Continuation-history pruning: a quiet move that has kept
             // failing as the reply to the last two moves (and in this pawn
