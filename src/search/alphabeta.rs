@@ -1128,6 +1128,7 @@ pub(crate) fn qsearch<const PV: bool>(
         }
         move_count += 1;
         let capture = td.pos.is_capture(m);
+        let mut see_nonnegative = false;
         if !pruning {
             // Delta pruning: even winning the piece does not reach alpha.
             if !in_check
@@ -1163,6 +1164,8 @@ pub(crate) fn qsearch<const PV: bool>(
                 best_value = best_value.max(alpha.min(futility_base));
                 continue;
             }
+            // Passed at a threshold of at least 0: the test below is too.
+            see_nonnegative = alpha >= futility_base;
         }
         if !in_check {
             // Only promotions that gain material count as tactical here.
@@ -1177,7 +1180,7 @@ pub(crate) fn qsearch<const PV: bool>(
                     continue;
                 }
             }
-            if !see_ge(&td.pos, m, 0) {
+            if !see_nonnegative && !see_ge(&td.pos, m, 0) {
                 continue;
             }
         }
