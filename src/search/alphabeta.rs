@@ -823,16 +823,18 @@ pub(crate) fn search<const PV: bool>(
         // Step 13. Bookkeeping at the root: scores and lines of root moves.
         if root {
             let seldepth = td.seldepth;
-            let line: Vec<Move> = std::iter::once(m)
-                .chain(td.pv[1][1..td.pv_len[1].max(1)].iter().copied())
-                .collect();
             let effort = td.nodes - nodes_before;
+            let child_line = &td.pv[1][1..td.pv_len[1].max(1)];
             if let Some(rm) = td.root_moves.iter_mut().find(|rm| rm.mv == m) {
                 rm.effort += effort;
                 if move_count == 1 || value > alpha {
                     rm.score = value;
                     rm.seldepth = seldepth;
-                    rm.pv = line;
+                    // Into the line's own buffer: no allocation once it
+                    // has grown to the longest line.
+                    rm.pv.clear();
+                    rm.pv.push(m);
+                    rm.pv.extend_from_slice(child_line);
                 } else {
                     rm.score = -INFINITE;
                 }
