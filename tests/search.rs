@@ -405,7 +405,7 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 /// The search-parity switches that are off by default
 /// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
 /// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
-/// `FailHighAverage`, `FullWindowFailHigh`) reach the search: each changes the bench's
+/// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`) reach the search: each changes the bench's
 /// middle-game trees, and with each the lines stay legal and the mates
 /// the same.
 #[test]
@@ -415,6 +415,7 @@ fn search_parity_switches_keep_the_search_sound() {
     assert!(!defaults.strict_hash_cut && !defaults.small_probcut);
     assert!(!defaults.improving_through_checks && !defaults.hash_cut_history);
     assert!(!defaults.fail_high_average && !defaults.full_window_fail_high);
+    assert!(!defaults.history_futility);
     let parity = [
         "ContinuationCorrection",
         "QuietPromotions",
@@ -424,6 +425,7 @@ fn search_parity_switches_keep_the_search_sound() {
         "HashCutHistory",
         "FailHighAverage",
         "FullWindowFailHigh",
+        "HistoryFutility",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN
         .into_iter()

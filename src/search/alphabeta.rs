@@ -19,6 +19,10 @@ use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering;
 
+/// `HistoryFutility`: history points worth one ply of futility depth
+/// (Stockfish's 3576, on a history scale close to ours).
+const FUTILITY_HISTORY_DIVISOR: i32 = 3_576;
+
 /// How far above beta a hash lower bound must lie for the small ProbCut
 /// (YaneuraOu's 416).
 const SMALL_PROBCUT_MARGIN: Value = 416;
@@ -626,6 +630,9 @@ pub(crate) fn search<const PV: bool>(
 
         if prunable {
             let lmr_depth = new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)];
+            // How well this quiet move did as a reply, with the pawn
+            // structure's history: read only where a rule asks.
+            let reply_score = || cont_score + td.history.pawn.get(keys.pawn_slot, key);
             // Continuation-history pruning: a quiet move that has kept
             // failing as the reply to the last two moves (and in this pawn
             // structure), at low depth.
@@ -635,19 +642,25 @@ pub(crate) fn search<const PV: bool>(
                 && !gives_check
                 && !is_killer
                 && lmr_depth < params.cont_prune_max_depth
-                && cont_score + td.history.pawn.get(keys.pawn_slot, key)
-                    < -params.cont_prune_margin * depth
+                && reply_score() < -params.cont_prune_margin * depth
             {
                 continue;
             }
+            let futility_depth = if features.history_futility && quiet {
+                lmr_depth + reply_score() / FUTILITY_HISTORY_DIVISOR
+            } else {
+                lmr_depth
+            };
             // Futility: a quiet move at a frontier node cannot lift a
             // hopeless static eval to alpha.
             if features.futility
                 && !in_check
                 && quiet
                 && !gives_check
-                && lmr_depth < params.futility_max_depth
-                && static_eval + params.futility_base + params.futility_per_depth * lmr_depth.max(0)
+                && futility_depth < params.futility_max_depth
+                && static_eval
+                    + params.futility_base
+                    + params.futility_per_depth * futility_depth.max(0)
                     <= alpha
             {
                 continue;

@@ -111,6 +111,11 @@ pub struct Features {
     /// (Stockfish's and YaneuraOu's), so the node's value and line are
     /// exact; off: a fail high below the root stands as a lower bound.
     pub full_window_fail_high: bool,
+    /// Futility pruning of a quiet move judges it at a reduced depth
+    /// moved by its continuation and pawn histories (Stockfish's and
+    /// YaneuraOu's `lmrDepth += history / 3576`): a move the histories
+    /// like keeps more margin, one they dislike loses it sooner.
+    pub history_futility: bool,
 }
 
 impl Default for Features {
@@ -155,6 +160,7 @@ impl Default for Features {
             hash_cut_history: false,
             fail_high_average: false,
             full_window_fail_high: false,
+            history_futility: false,
         }
     }
 }
@@ -168,7 +174,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 11] = [
+    pub const OPT_IN: [(&'static str, Switch); 12] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -184,6 +190,7 @@ impl Features {
         ("HashCutHistory", |f, on| f.hash_cut_history = on),
         ("FailHighAverage", |f, on| f.fail_high_average = on),
         ("FullWindowFailHigh", |f, on| f.full_window_fail_high = on),
+        ("HistoryFutility", |f, on| f.history_futility = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
