@@ -149,7 +149,35 @@ impl MovePicker {
 
     /// The next pseudo-legal move, or `None` when all are out. The caller
     /// checks `is_legal`.
+    #[inline]
     pub fn next(&mut self, pos: &Position, history: &Histories) -> Option<Move> {
+        // Most calls are in the quiet stage, where a node past its move
+        // count limit is given move after move to prune: served here,
+        // without the call into the stage machine.
+        if self.stage == Stage::Quiets {
+            if let Some(m) = self.next_quiet() {
+                return Some(m);
+            }
+        }
+        self.next_staged(pos, history)
+    }
+
+    /// The next quiet move that is neither the hash move nor a killer.
+    #[inline(always)]
+    fn next_quiet(&mut self) -> Option<Move> {
+        while self.cur < self.list.len() {
+            let m = self.list[self.cur].mv;
+            self.cur += 1;
+            if m != self.tt_move && !self.killers.contains(m, self.killer_slots) {
+                return Some(m);
+            }
+        }
+        None
+    }
+
+    /// `next` through the stages.
+    #[inline(never)]
+    fn next_staged(&mut self, pos: &Position, history: &Histories) -> Option<Move> {
         loop {
             match self.stage {
                 Stage::TtMove | Stage::EvasionTt | Stage::QsTt => {
@@ -232,12 +260,8 @@ impl MovePicker {
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
-                    while self.cur < self.list.len() {
-                        let m = self.list[self.cur].mv;
-                        self.cur += 1;
-                        if m != self.tt_move && !self.killers.contains(m, self.killer_slots) {
-                            return Some(m);
-                        }
+                    if let Some(m) = self.next_quiet() {
+                        return Some(m);
                     }
                     self.cur = 0;
                     self.stage = Stage::BadCaptures;
