@@ -20,7 +20,8 @@ use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering;
 
 /// `HistoryFutility`: history points worth one ply of futility depth
-/// (Stockfish's 3576, on a history scale close to ours).
+/// (Stockfish's 3576; its continuation histories run to about twice
+/// our `HISTORY_MAX`, so the same divisor moves the depth half as far).
 const FUTILITY_HISTORY_DIVISOR: i32 = 3_576;
 
 /// How far above beta a hash lower bound must lie for the small ProbCut

@@ -112,7 +112,8 @@ pub struct Features {
     /// exact; off: a fail high below the root stands as a lower bound.
     pub full_window_fail_high: bool,
     /// Futility pruning of a quiet move judges it at a reduced depth
-    /// moved by its continuation and pawn histories (Stockfish's and
+    /// moved by its continuation histories, and its pawn history with
+    /// `PawnHistory` (Stockfish's and
     /// YaneuraOu's `lmrDepth += history / 3576`): a move the histories
     /// like keeps more margin, one they dislike loses it sooner.
     pub history_futility: bool,
