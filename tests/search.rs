@@ -405,9 +405,9 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 /// The search-parity switches that are off by default
 /// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
 /// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
-/// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`) reach the search: each changes the bench's
-/// middle-game trees, and with each the lines stay legal and the mates
-/// the same.
+/// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`) reach the
+/// search: each changes the bench's middle-game trees, and with each the
+/// lines stay legal and the mates the same.
 #[test]
 fn search_parity_switches_keep_the_search_sound() {
     let defaults = SearchOptions::default().features;

@@ -15,7 +15,7 @@ use crate::eval::capture_value;
 use crate::mate::one_ply::contact_mate_in_one;
 use crate::movegen::count_legal;
 use crate::position::Repetition;
-use crate::types::{Move, Value};
+use crate::types::{Move, Square, Value};
 use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering;
 
@@ -23,6 +23,18 @@ use std::sync::atomic::Ordering;
 /// (Stockfish's 3576; its continuation histories run to about twice
 /// our `HISTORY_MAX`, so the same divisor moves the depth half as far).
 const FUTILITY_HISTORY_DIVISOR: i32 = 3_576;
+
+/// Whether `m` drops a piece on a square next to `king` or two king steps
+/// from it: such a drop may set up a mate (tsumero), and move-count
+/// pruning keeps it.
+#[inline]
+fn drop_near_king(m: Move, king: Option<Square>) -> bool {
+    m.is_drop()
+        && king.is_some_and(|k| {
+            bitboard::king_attacks(k).contains(m.to())
+                || (bitboard::king_attacks(k) & bitboard::king_attacks(m.to())).any()
+        })
+}
 
 /// How far above beta a hash lower bound must lie for the small ProbCut
 /// (YaneuraOu's 416).
@@ -608,11 +620,7 @@ pub(crate) fn search<const PV: bool>(
             && quiet
             && !gives_check
             && move_count as i32 > move_count_limit
-            && !(m.is_drop()
-                && them_king.is_some_and(|k| {
-                    bitboard::king_attacks(k).contains(m.to())
-                        || (bitboard::king_attacks(k) & bitboard::king_attacks(m.to())).any()
-                }))
+            && !drop_near_king(m, them_king)
         {
             // Only this move: the picker must still yield later quiet
             // checks, which this rule never prunes.

@@ -113,9 +113,9 @@ pub struct Features {
     pub full_window_fail_high: bool,
     /// Futility pruning of a quiet move judges it at a reduced depth
     /// moved by its continuation histories, and its pawn history with
-    /// `PawnHistory` (Stockfish's and
-    /// YaneuraOu's `lmrDepth += history / 3576`): a move the histories
-    /// like keeps more margin, one they dislike loses it sooner.
+    /// `PawnHistory` (Stockfish's and YaneuraOu's `lmrDepth += history /
+    /// 3576`): a move the histories like keeps more margin, one they
+    /// dislike loses it sooner.
     pub history_futility: bool,
 }
 
