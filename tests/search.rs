@@ -405,7 +405,8 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 /// The search-parity switches that are off by default
 /// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
 /// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
-/// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`) reach the
+/// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`,
+/// `FutilityBestValue`) reach the
 /// search: each changes the bench's middle-game trees, and with each the
 /// lines stay legal and the mates the same.
 #[test]
@@ -415,7 +416,7 @@ fn search_parity_switches_keep_the_search_sound() {
     assert!(!defaults.strict_hash_cut && !defaults.small_probcut);
     assert!(!defaults.improving_through_checks && !defaults.hash_cut_history);
     assert!(!defaults.fail_high_average && !defaults.full_window_fail_high);
-    assert!(!defaults.history_futility);
+    assert!(!defaults.history_futility && !defaults.futility_best_value);
     let parity = [
         "ContinuationCorrection",
         "QuietPromotions",
@@ -426,6 +427,7 @@ fn search_parity_switches_keep_the_search_sound() {
         "FailHighAverage",
         "FullWindowFailHigh",
         "HistoryFutility",
+        "FutilityBestValue",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN
         .into_iter()

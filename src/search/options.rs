@@ -117,6 +117,10 @@ pub struct Features {
     /// 3576`): a move the histories like keeps more margin, one they
     /// dislike loses it sooner.
     pub history_futility: bool,
+    /// A quiet move cut by futility raises the node's best value to the
+    /// futility value (Stockfish's and YaneuraOu's): the move might have
+    /// scored that much, so a node that fails low says so, not less.
+    pub futility_best_value: bool,
 }
 
 impl Default for Features {
@@ -162,6 +166,7 @@ impl Default for Features {
             fail_high_average: false,
             full_window_fail_high: false,
             history_futility: false,
+            futility_best_value: false,
         }
     }
 }
@@ -175,7 +180,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 12] = [
+    pub const OPT_IN: [(&'static str, Switch); 13] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -192,6 +197,7 @@ impl Features {
         ("FailHighAverage", |f, on| f.fail_high_average = on),
         ("FullWindowFailHigh", |f, on| f.full_window_fail_high = on),
         ("HistoryFutility", |f, on| f.history_futility = on),
+        ("FutilityBestValue", |f, on| f.futility_best_value = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
