@@ -662,11 +662,16 @@ pub(crate) fn search<const PV: bool>(
             };
             // Futility: a quiet move at a frontier node cannot lift a
             // hopeless static eval to alpha.
-            if features.futility && !in_check && quiet && !gives_check {
+            if features.futility
+                && !in_check
+                && quiet
+                && !gives_check
+                && futility_depth < params.futility_max_depth
+            {
                 let futility_value = static_eval
                     + params.futility_base
                     + params.futility_per_depth * futility_depth.max(0);
-                if futility_depth < params.futility_max_depth && futility_value <= alpha {
+                if futility_value <= alpha {
                     if features.futility_best_value
                         && futility_value > best_value
                         && best_value.abs() < MATE_IN_MAX_PLY
