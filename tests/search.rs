@@ -406,9 +406,9 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 /// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
 /// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
 /// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`,
-/// `FutilityBestValue`) reach the
-/// search: each changes the bench's middle-game trees, and with each the
-/// lines stay legal and the mates the same.
+/// `FutilityBestValue`) reach the search: each changes the bench's
+/// middle-game trees, and with each the lines stay legal and the mates
+/// the same.
 #[test]
 fn search_parity_switches_keep_the_search_sound() {
     let defaults = SearchOptions::default().features;

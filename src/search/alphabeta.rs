@@ -31,8 +31,8 @@ const FUTILITY_HISTORY_DIVISOR: i32 = 3_576;
 fn drop_near_king(m: Move, king: Option<Square>) -> bool {
     m.is_drop()
         && king.is_some_and(|k| {
-            bitboard::king_attacks(k).contains(m.to())
-                || (bitboard::king_attacks(k) & bitboard::king_attacks(m.to())).any()
+            let next_to_king = bitboard::king_attacks(k);
+            next_to_king.contains(m.to()) || (next_to_king & bitboard::king_attacks(m.to())).any()
         })
 }
 
