@@ -36,6 +36,18 @@ fn drop_near_king(m: Move, king: Option<Square>) -> bool {
         })
 }
 
+/// `SeeByReducedDepth`: a quiet move may lose this times its reduced
+/// depth squared (YaneuraOu's 25).
+const SEE_QUIET_PER_DEPTH_SQ: Value = 25;
+
+/// `SeeByReducedDepth`: a capture, promotion or check may lose this per
+/// ply of depth, plus its capture history (YaneuraOu's 167).
+const SEE_TACTICAL_PER_DEPTH: Value = 167;
+
+/// `ReduceEveryMove`: YaneuraOu's reduction table, `unit · ln(i)` for a
+/// depth or move count `i` (2763 / 128), the product in 1/1024 plies.
+const YO_LMR_UNIT: f64 = 2_763.0 / 128.0;
+
 /// How far above beta a hash lower bound must lie for the small ProbCut
 /// (YaneuraOu's 416).
 const SMALL_PROBCUT_MARGIN: Value = 416;
@@ -297,6 +309,17 @@ fn contact_mate_value<const PV: bool>(
     Some(v)
 }
 
+/// YaneuraOu's late-move reduction of the `move_count`-th move at `depth`
+/// before the move is made, in 1/1024 plies: `(u ln d)(u ln m)`, two
+/// fifths more when not improving, a fixed 1,133, less at a PV node
+/// (its window is the root's), and 1,013 more on a PV-marked node.
+fn yo_base_reduction(depth: i32, move_count: usize, improving: bool, pv: bool, tt_pv: bool) -> i32 {
+    let scale = (YO_LMR_UNIT * f64::from(depth.max(1)).ln())
+        * (YO_LMR_UNIT * (move_count.max(1) as f64).ln());
+    let scale = scale as i32;
+    scale - 585 * pv as i32 + (!improving as i32) * scale * 206 / 512 + 1133 + 1013 * tt_pv as i32
+}
+
 /// Negamax alpha-beta search of the position in `td.pos` to `depth` plies.
 /// `PV`: the node lies on the principal variation (full window).
 /// `cut_node`: a null-window node expected to fail high.
@@ -372,11 +395,16 @@ pub(crate) fn search<const PV: bool>(
         tt_hit.map_or(Move::NONE, |h| h.mv)
     };
     let tt_value = tt_hit.map(|h| value_from_tt(h.value, ply));
+    let tt_capture = tt_move.is_some() && td.pos.is_capture(tt_move);
     // A singular-extension search of this node without its hash move:
     // the hash entry's value is not this search's, nothing is pruned
     // before the moves, and nothing is stored.
     let excluded = td.stack[ply].excluded;
     let excluding = excluded.is_some();
+    if !excluding {
+        td.stack[ply].tt_pv = PV || tt_hit.is_some_and(|h| h.is_pv);
+    }
+    let tt_pv_reduces = params.lmr_tt_pv_less > 0 && td.stack[ply].tt_pv;
     if !PV && !excluding {
         if let (Some(h), Some(v)) = (tt_hit, tt_value) {
             let deep_enough = if features.strict_hash_cut {
@@ -439,6 +467,7 @@ pub(crate) fn search<const PV: bool>(
         // Step 6. Reverse futility: far above beta with little depth left,
         // assume a quiet move keeps it there.
         if features.reverse_futility
+            && !tt_pv_reduces
             && depth <= params.rfp_max_depth
             && eval - params.rfp_margin * (depth - improving as i32) >= beta
             && eval.abs() < MATE_IN_MAX_PLY
@@ -636,9 +665,20 @@ pub(crate) fn search<const PV: bool>(
             0
         };
         let mut new_depth = depth - 1;
+        // YaneuraOu's reduction before the move, in 1/1024 plies: the
+        // depth its pruning judges a move at, and the base of its LMR.
+        let yo_r1024 = if features.reduce_every_move || features.reduced_depth_pruning {
+            yo_base_reduction(depth, move_count, improving, PV, td.stack[ply].tt_pv)
+        } else {
+            0
+        };
 
         if prunable {
-            let lmr_depth = new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)];
+            let lmr_depth = if features.reduced_depth_pruning {
+                new_depth - yo_r1024 / 1024
+            } else {
+                new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)]
+            };
             // How well this quiet move did as a reply, with the pawn
             // structure's history: read only where a rule asks.
             let reply_score = || cont_score + td.history.pawn.get(keys.pawn_slot, key);
@@ -684,12 +724,24 @@ pub(crate) fn search<const PV: bool>(
             // SEE: skip captures and quiet moves that lose material badly.
             // Checks too: a checking drop that simply loses the piece is no
             // threat, and positions full of pieces in hand have hundreds.
-            if features.see_pruning
-                && !PV
-                && depth <= params.see_prune_max_depth
-                && !see_ge(&td.pos, m, -params.see_capture_margin * depth)
-            {
-                continue;
+            if features.see_pruning {
+                let threshold = if !features.see_by_reduced_depth {
+                    (!PV && depth <= params.see_prune_max_depth)
+                        .then(|| -params.see_capture_margin * depth)
+                } else if quiet && !gives_check {
+                    let d = futility_depth.max(0);
+                    Some(-SEE_QUIET_PER_DEPTH_SQ * d * d)
+                } else {
+                    let history = if capture && features.capture_history {
+                        td.history.capture.get(key, td.pos.piece_on(m.to()).kind())
+                    } else {
+                        0
+                    };
+                    Some(-(SEE_TACTICAL_PER_DEPTH * depth + history * 34 / 1024).max(0))
+                };
+                if threshold.is_some_and(|t| !see_ge(&td.pos, m, t)) {
+                    continue;
+                }
             }
         }
 
@@ -776,14 +828,55 @@ pub(crate) fn search<const PV: bool>(
         if PV {
             td.pv_len[ply + 1] = ply + 1;
         }
-        let reducible = features.late_move_reductions
-            && depth >= params.lmr_min_depth
-            && move_count >= params.lmr_min_move as usize + root as usize
-            && (quiet || features.capture_reductions)
-            && !gives_check
-            && !in_check
-            && m != tt_move
-            && !is_killer;
+        let every = features.reduce_every_move;
+        let reducible = if every {
+            features.late_move_reductions && depth >= 2 && move_count > 1
+        } else {
+            features.late_move_reductions
+                && depth >= params.lmr_min_depth
+                && move_count >= params.lmr_min_move as usize + root as usize
+                && (quiet || features.capture_reductions)
+                && !gives_check
+                && !in_check
+                && m != tt_move
+                && !is_killer
+        };
+        // YaneuraOu's reduction (`ReduceEveryMove`), in 1/1024 plies.
+        let r1024 = if every {
+            let stat = if capture {
+                let victim = td.pos.piece_on(m.to()).kind();
+                863 * crate::eval::piece_value(victim) / 128
+                    + td.history.capture.get(key, victim) * 10_692 / HISTORY_MAX
+            } else {
+                2 * td.history.main.get(us, m) * 7_183 / HISTORY_MAX
+                    + cont_score * 30_000 / HISTORY_MAX
+            };
+            let mut r = yo_r1024;
+            if td.stack[ply].tt_pv {
+                r -= 2819
+                    + PV as i32 * 973
+                    + tt_value.is_some_and(|v| v > alpha) as i32 * 905
+                    + tt_hit.is_some_and(|h| h.depth >= depth) as i32
+                        * (935 + cut_node as i32 * 959);
+            }
+            r += 691 - 65 * move_count.min(1000) as i32;
+            if cut_node {
+                r += 3611 + 985 * (tt_move == Move::NONE) as i32;
+            }
+            if tt_capture {
+                r += 1054;
+            }
+            if m == tt_move {
+                r -= 2239;
+            }
+            r -= stat * 428 / 4096;
+            if !PV && !cut_node {
+                r += r * 273 / (256 * depth + 260);
+            }
+            r
+        } else {
+            0
+        };
         // Read before the move, which takes the victim off the board.
         let capture_stat = if reducible && capture && features.capture_history {
             td.history.capture.get(key, td.pos.piece_on(m.to()).kind())
@@ -794,10 +887,31 @@ pub(crate) fn search<const PV: bool>(
         stats::count(counted, Event::Move, entry_depth);
         td.pos.do_move(m);
         let mut value;
-        if reducible {
+        if reducible && every {
+            let d = (new_depth - r1024 / 1024).min(new_depth + 2).max(1) + PV as i32;
+            stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
+            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
+            if value > alpha {
+                let full = new_depth + (d < new_depth && value > best_value + 48) as i32
+                    - (value < best_value + 9) as i32;
+                if full > d {
+                    stats::count(counted, Event::Researched, entry_depth);
+                    value =
+                        -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, full, !cut_node);
+                }
+            }
+        } else if every && (!PV || move_count > 1) {
+            let r = r1024 + 1057 * (tt_move == Move::NONE) as i32;
+            let d = new_depth - (r > 4628) as i32 - (r > 5772 && new_depth > 2) as i32;
+            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, !cut_node);
+        } else if reducible {
             // Late move reduction (004): reduced null-window search first.
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
             r += !PV as i32 + cut_node as i32 - improving as i32;
+            r += params.lmr_cut_extra * cut_node as i32;
+            if tt_pv_reduces {
+                r -= params.lmr_tt_pv_less;
+            }
             // Captures and promotions (YaneuraOu reduces them too): a ply
             // less than a quiet move, less still when the capture history
             // likes the capture.
@@ -811,7 +925,9 @@ pub(crate) fn search<const PV: bool>(
             }
             // At least one ply, at most new_depth; with LmrMinDepth 1, a
             // depth-1 node has new_depth 0 and is searched unreduced.
-            let d = (new_depth - r.max(0)).max(1).min(new_depth);
+            let d = (new_depth - r.max(-params.lmr_max_extension))
+                .max(1)
+                .min(new_depth + params.lmr_max_extension);
             stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
             // Re-search when the reduced search beats alpha: at the full
@@ -973,6 +1089,12 @@ pub(crate) fn search<const PV: bool>(
         best_value = (best_value * depth + beta) / (depth + 1);
     }
 
+    // A node that failed low below a PV node joins the PV's marks: the
+    // parent's move was probably good, so this node's moves matter.
+    if params.lmr_tt_pv_less > 0 && best_move == Move::NONE && ply > 0 {
+        td.stack[ply].tt_pv |= td.stack[ply - 1].tt_pv;
+    }
+
     // Step 18. Store.
     let bound = result_bound(best_value, beta, PV && best_move.is_some());
     ctx.tt.store(
@@ -982,7 +1104,7 @@ pub(crate) fn search<const PV: bool>(
         raw_eval,
         depth,
         bound,
-        PV,
+        td.stack[ply].tt_pv,
     );
     best_value
 }

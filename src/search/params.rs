@@ -82,6 +82,17 @@ pub struct SearchParams {
     pub lmr_deeper_margin: Value,
     /// See `lmr_research_adjust`.
     pub lmr_shallower_margin: Value,
+    /// Plies less reduction at a node on or once on a PV (its hash
+    /// entry's mark; Stockfish's `ttPv`), where reverse futility is also
+    /// skipped; 0: the mark is not used.
+    pub lmr_tt_pv_less: i32,
+    /// Plies more reduction at cut nodes, on top of the one every cut
+    /// node gets (YaneuraOu adds about three and a half in all).
+    pub lmr_cut_extra: i32,
+    /// How far a move the histories like may be searched beyond the full
+    /// depth (a negative reduction, YaneuraOu's up to two plies); 0:
+    /// never.
+    pub lmr_max_extension: i32,
     // -- Continuation-history pruning
     /// Deepest (reduced) depth at which quiet moves with a bad
     /// continuation record are skipped.
@@ -154,6 +165,9 @@ impl SearchParams {
         lmr_research_adjust: 0,
         lmr_deeper_margin: 48,
         lmr_shallower_margin: 9,
+        lmr_tt_pv_less: 0,
+        lmr_cut_extra: 0,
+        lmr_max_extension: 0,
         cont_prune_max_depth: 4,
         cont_prune_margin: 4_000,
         probcut_min_depth: 5,
@@ -256,6 +270,9 @@ tunables! {
     "LmrResearchAdjust" lmr_research_adjust (0, 1, 1),
     "LmrDeeperMargin" lmr_deeper_margin (0, 300, 10),
     "LmrShallowerMargin" lmr_shallower_margin (-50, 100, 5),
+    "LmrTtPvLess" lmr_tt_pv_less (0, 6, 1),
+    "LmrCutExtra" lmr_cut_extra (0, 6, 1),
+    "LmrMaxExtension" lmr_max_extension (0, 2, 1),
     "ContPruneMaxDepth" cont_prune_max_depth (0, 14, 1),
     "ContPruneMargin" cont_prune_margin (500, 20000, 500),
     "ProbCutMinDepth" probcut_min_depth (2, 14, 1),

@@ -45,6 +45,9 @@ pub(crate) struct Frame {
     /// Double extensions on the path to this ply (bounded, or the
     /// search could extend without end).
     pub double_extensions: i32,
+    /// The node is or was on a principal variation (its own PV flag or
+    /// its hash entry's mark; Stockfish's `ttPv`).
+    pub tt_pv: bool,
 }
 
 /// Everything one search thread owns.
