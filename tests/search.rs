@@ -406,8 +406,8 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 /// (`ContinuationCorrection`, `QuietPromotions`, `StrictHashCut`,
 /// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
 /// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`,
-/// `FutilityBestValue`, `SeeByReducedDepth`, `ReduceEveryMove`,
-/// `ReducedDepthPruning`) reach the search: each changes the bench's
+/// `FutilityBestValue`, `SeeByReducedDepth`, `ReducedDepthPruning`)
+/// reach the search: each changes the bench's
 /// middle-game trees, and with each the lines stay legal and the mates
 /// the same.
 #[test]
@@ -418,8 +418,7 @@ fn search_parity_switches_keep_the_search_sound() {
     assert!(!defaults.improving_through_checks && !defaults.hash_cut_history);
     assert!(!defaults.fail_high_average && !defaults.full_window_fail_high);
     assert!(!defaults.history_futility && !defaults.futility_best_value);
-    assert!(!defaults.see_by_reduced_depth && !defaults.reduce_every_move);
-    assert!(!defaults.reduced_depth_pruning);
+    assert!(!defaults.see_by_reduced_depth && !defaults.reduced_depth_pruning);
     let parity = [
         "ContinuationCorrection",
         "QuietPromotions",
@@ -432,7 +431,6 @@ fn search_parity_switches_keep_the_search_sound() {
         "HistoryFutility",
         "FutilityBestValue",
         "SeeByReducedDepth",
-        "ReduceEveryMove",
         "ReducedDepthPruning",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN

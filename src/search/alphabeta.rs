@@ -44,7 +44,7 @@ const SEE_QUIET_PER_DEPTH_SQ: Value = 25;
 /// ply of depth, plus its capture history (YaneuraOu's 167).
 const SEE_TACTICAL_PER_DEPTH: Value = 167;
 
-/// `ReduceEveryMove`: YaneuraOu's reduction table, `unit · ln(i)` for a
+/// `ReducedDepthPruning`: YaneuraOu's reduction table, `unit · ln(i)` for a
 /// depth or move count `i` (2763 / 128), the product in 1/1024 plies.
 const YO_LMR_UNIT: f64 = 2_763.0 / 128.0;
 
@@ -395,7 +395,6 @@ pub(crate) fn search<const PV: bool>(
         tt_hit.map_or(Move::NONE, |h| h.mv)
     };
     let tt_value = tt_hit.map(|h| value_from_tt(h.value, ply));
-    let tt_capture = tt_move.is_some() && td.pos.is_capture(tt_move);
     // A singular-extension search of this node without its hash move:
     // the hash entry's value is not this search's, nothing is pruned
     // before the moves, and nothing is stored.
@@ -666,8 +665,8 @@ pub(crate) fn search<const PV: bool>(
         };
         let mut new_depth = depth - 1;
         // YaneuraOu's reduction before the move, in 1/1024 plies: the
-        // depth its pruning judges a move at, and the base of its LMR.
-        let yo_r1024 = if features.reduce_every_move || features.reduced_depth_pruning {
+        // depth its pruning judges a move at (`ReducedDepthPruning`).
+        let yo_r1024 = if features.reduced_depth_pruning {
             yo_base_reduction(depth, move_count, improving, PV, td.stack[ply].tt_pv)
         } else {
             0
@@ -828,55 +827,14 @@ pub(crate) fn search<const PV: bool>(
         if PV {
             td.pv_len[ply + 1] = ply + 1;
         }
-        let every = features.reduce_every_move;
-        let reducible = if every {
-            features.late_move_reductions && depth >= 2 && move_count > 1
-        } else {
-            features.late_move_reductions
-                && depth >= params.lmr_min_depth
-                && move_count >= params.lmr_min_move as usize + root as usize
-                && (quiet || features.capture_reductions)
-                && !gives_check
-                && !in_check
-                && m != tt_move
-                && !is_killer
-        };
-        // YaneuraOu's reduction (`ReduceEveryMove`), in 1/1024 plies.
-        let r1024 = if every {
-            let stat = if capture {
-                let victim = td.pos.piece_on(m.to()).kind();
-                863 * crate::eval::piece_value(victim) / 128
-                    + td.history.capture.get(key, victim) * 10_692 / HISTORY_MAX
-            } else {
-                2 * td.history.main.get(us, m) * 7_183 / HISTORY_MAX
-                    + cont_score * 30_000 / HISTORY_MAX
-            };
-            let mut r = yo_r1024;
-            if td.stack[ply].tt_pv {
-                r -= 2819
-                    + PV as i32 * 973
-                    + tt_value.is_some_and(|v| v > alpha) as i32 * 905
-                    + tt_hit.is_some_and(|h| h.depth >= depth) as i32
-                        * (935 + cut_node as i32 * 959);
-            }
-            r += 691 - 65 * move_count.min(1000) as i32;
-            if cut_node {
-                r += 3611 + 985 * (tt_move == Move::NONE) as i32;
-            }
-            if tt_capture {
-                r += 1054;
-            }
-            if m == tt_move {
-                r -= 2239;
-            }
-            r -= stat * 428 / 4096;
-            if !PV && !cut_node {
-                r += r * 273 / (256 * depth + 260);
-            }
-            r
-        } else {
-            0
-        };
+        let reducible = features.late_move_reductions
+            && depth >= params.lmr_min_depth
+            && move_count >= params.lmr_min_move as usize + root as usize
+            && (quiet || features.capture_reductions)
+            && !gives_check
+            && !in_check
+            && m != tt_move
+            && !is_killer;
         // Read before the move, which takes the victim off the board.
         let capture_stat = if reducible && capture && features.capture_history {
             td.history.capture.get(key, td.pos.piece_on(m.to()).kind())
@@ -887,24 +845,7 @@ pub(crate) fn search<const PV: bool>(
         stats::count(counted, Event::Move, entry_depth);
         td.pos.do_move(m);
         let mut value;
-        if reducible && every {
-            let d = (new_depth - r1024 / 1024).min(new_depth + 2).max(1) + PV as i32;
-            stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
-            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
-            if value > alpha {
-                let full = new_depth + (d < new_depth && value > best_value + 48) as i32
-                    - (value < best_value + 9) as i32;
-                if full > d {
-                    stats::count(counted, Event::Researched, entry_depth);
-                    value =
-                        -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, full, !cut_node);
-                }
-            }
-        } else if every && (!PV || move_count > 1) {
-            let r = r1024 + 1057 * (tt_move == Move::NONE) as i32;
-            let d = new_depth - (r > 4628) as i32 - (r > 5772 && new_depth > 2) as i32;
-            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, !cut_node);
-        } else if reducible {
+        if reducible {
             // Late move reduction (004): reduced null-window search first.
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
             r += !PV as i32 + cut_node as i32 - improving as i32;

@@ -128,12 +128,6 @@ pub struct Features {
     /// Off: every move at most `see_capture_margin · depth`, to depth
     /// `see_prune_max_depth`, at non-PV nodes.
     pub see_by_reduced_depth: bool,
-    /// YaneuraOu's late move reductions: every move after the first from
-    /// depth 2 (checks, captures, killers and evasions too), by a
-    /// reduction in 1/1024 plies that cut nodes raise by three and a
-    /// half plies, PV marks lower, and the move's history moves either
-    /// way; the re-search a ply deeper or shallower by its margin.
-    pub reduce_every_move: bool,
     /// Futility, continuation-history and SEE pruning judge a move at the
     /// depth YaneuraOu's (larger) reduction would leave it, not Ryuo's
     /// own: late moves of deep nodes are pruned as at shallow ones.
@@ -185,7 +179,6 @@ impl Default for Features {
             history_futility: false,
             futility_best_value: false,
             see_by_reduced_depth: false,
-            reduce_every_move: false,
             reduced_depth_pruning: false,
         }
     }
@@ -200,7 +193,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 16] = [
+    pub const OPT_IN: [(&'static str, Switch); 15] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -219,7 +212,6 @@ impl Features {
         ("HistoryFutility", |f, on| f.history_futility = on),
         ("FutilityBestValue", |f, on| f.futility_best_value = on),
         ("SeeByReducedDepth", |f, on| f.see_by_reduced_depth = on),
-        ("ReduceEveryMove", |f, on| f.reduce_every_move = on),
         ("ReducedDepthPruning", |f, on| f.reduced_depth_pruning = on),
     ];
 
