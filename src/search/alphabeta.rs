@@ -664,17 +664,13 @@ pub(crate) fn search<const PV: bool>(
             0
         };
         let mut new_depth = depth - 1;
-        // YaneuraOu's reduction before the move, in 1/1024 plies: the
-        // depth its pruning judges a move at (`ReducedDepthPruning`).
-        let yo_r1024 = if features.reduced_depth_pruning {
-            yo_base_reduction(depth, move_count, improving, PV, td.stack[ply].tt_pv)
-        } else {
-            0
-        };
 
         if prunable {
+            // `ReducedDepthPruning`: the depth YaneuraOu's reduction (in
+            // 1/1024 plies) would leave the move.
             let lmr_depth = if features.reduced_depth_pruning {
-                new_depth - yo_r1024 / 1024
+                let tt_pv = td.stack[ply].tt_pv;
+                new_depth - yo_base_reduction(depth, move_count, improving, PV, tt_pv) / 1024
             } else {
                 new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)]
             };
