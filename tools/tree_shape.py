@@ -17,13 +17,14 @@ N`) in one process, and its counts are summed over the positions: each
 `--option` applies to the engine named before it. An engine must write
 lines `stats depth D key value key value ...` to stderr when it quits
 (Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null,
-probcut, lmr (moves searched reduced first) and research (of those, the
-ones searched again deeper), counted at non-PV nodes not in check;
+probcut, lmr (moves searched reduced first), research (of those, the
+ones searched again deeper), and lmr_cut and research_cut (the same at
+cut nodes only), counted at non-PV nodes not in check;
 README, "The shape of the tree", says how YaneuraOu's counts were had).
 Printed per depth: the nodes, the share of them that reach the move
 loop, the moves searched per node in the loop, each other count as a
-share of the nodes, except lmr (a share of the moves) and research (a
-share of lmr). Also the mean depth of the last completed iteration
+share of the nodes, except lmr (a share of the moves), research and
+lmr_cut (shares of lmr) and research_cut (a share of lmr_cut). Also the mean depth of the last completed iteration
 (YaneuraOu needs `PvInterval=0` for it: otherwise a search this short
 writes only its last line, often a bound).
 """
@@ -118,7 +119,7 @@ def run(command, options, positions, nodes):
 
 
 # Counts shown as a share of another count than the nodes.
-SHARE_OF = {"lmr": "moves", "research": "lmr"}
+SHARE_OF = {"lmr": "moves", "research": "lmr", "lmr_cut": "lmr", "research_cut": "lmr_cut"}
 
 
 def table(name, depths, rows):

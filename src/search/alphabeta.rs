@@ -866,6 +866,11 @@ pub(crate) fn search<const PV: bool>(
                 .max(1)
                 .min(new_depth + params.lmr_max_extension);
             stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
+            stats::count(
+                counted && cut_node && d < new_depth,
+                Event::ReducedAtCut,
+                entry_depth,
+            );
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
             // Re-search when the reduced search beats alpha: at the full
             // depth, or (`lmr_research_adjust`) a ply deeper or shallower
@@ -879,6 +884,7 @@ pub(crate) fn search<const PV: bool>(
                 }
                 if full > d {
                     stats::count(counted, Event::Researched, entry_depth);
+                    stats::count(counted && cut_node, Event::ResearchedAtCut, entry_depth);
                     value =
                         -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, full, !cut_node);
                 }

@@ -31,13 +31,17 @@ pub enum Event {
     Reduced,
     /// A reduced move searched again deeper, having beaten alpha.
     Researched,
+    /// `Reduced`, at a cut node (the rest are at all nodes).
+    ReducedAtCut,
+    /// `Researched`, at a cut node.
+    ResearchedAtCut,
 }
 
 /// Depths counted apart; deeper ones share the last row.
 #[cfg(feature = "stats")]
 const DEPTHS: usize = 64;
 #[cfg(feature = "stats")]
-const EVENTS: usize = 9;
+const EVENTS: usize = 11;
 
 #[cfg(feature = "stats")]
 static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
@@ -75,8 +79,8 @@ pub fn report() -> Option<String> {
             let _ = writeln!(
                 text,
                 "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {} \
-                 lmr {} research {}",
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]
+                 lmr {} research {} lmr_cut {} research_cut {}",
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
             );
         }
         Some(text)
