@@ -25,8 +25,9 @@ Printed per depth: the nodes, the share of them that reach the move
 loop, the moves searched per node in the loop, each other count as a
 share of the nodes, except lmr (a share of the moves), research and
 lmr_cut (shares of lmr) and research_cut (a share of lmr_cut). Also
-the mean depth of the last completed iteration (YaneuraOu needs `PvInterval=0` for it: otherwise a search this short
-writes only its last line, often a bound).
+the mean depth of the last completed iteration (YaneuraOu needs
+`PvInterval=0` for it: otherwise a search this short writes only its
+last line, often a bound).
 """
 
 import argparse
