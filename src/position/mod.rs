@@ -79,6 +79,9 @@ pub(crate) struct StateInfo {
     board_key: u64,
     /// Key of both hands.
     hand_key: u64,
+    /// Keys of parts of the board (`PieceSetKeys`), for the search's
+    /// correction history.
+    set_keys: PieceSetKeys,
     /// Hand of the side to move in this state (the other hand follows from
     /// the board, so this and `board_key` identify the position).
     hand: Hand,
@@ -103,6 +106,42 @@ pub(crate) struct StateInfo {
     plies_from_null: u16,
     /// Material balance, Black's pieces minus White's (`material.rs`).
     material: i32,
+}
+
+/// Zobrist keys of parts of the board: the search's correction history
+/// learns the static evaluation's error per such part (YaneuraOu's and
+/// Stockfish's minor-piece and non-pawn correction).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PieceSetKeys {
+    /// The minor pieces of both sides: lances, knights, silvers, golds
+    /// and the pieces that promote to gold's moves (YaneuraOu's choice).
+    pub minor: u64,
+    /// Each side's pieces other than unpromoted pawns, king included.
+    pub non_pawn: [u64; 2],
+}
+
+impl PieceSetKeys {
+    /// Adds or removes `pc` on `sq`: the keys are XORs, so both are one
+    /// toggle.
+    #[inline(always)]
+    fn toggle(&mut self, pc: Piece, sq: Square) {
+        let pt = pc.kind();
+        if pt == PieceType::Pawn {
+            return;
+        }
+        let k = zobrist::KEYS.psq[pc.index()][sq.index()];
+        self.non_pawn[pc.color().index()] ^= k;
+        if !matches!(
+            pt,
+            PieceType::Bishop
+                | PieceType::Rook
+                | PieceType::King
+                | PieceType::Horse
+                | PieceType::Dragon
+        ) {
+            self.minor ^= k;
+        }
+    }
 }
 
 /// What one move changed, read back from the history (`state_change`).
@@ -255,6 +294,12 @@ impl Position {
             captured: st.captured,
             hand_before: self.states[i - 1].hand,
         }
+    }
+
+    /// Keys of the minor pieces and of each side's non-pawn pieces.
+    #[inline(always)]
+    pub fn piece_set_keys(&self) -> PieceSetKeys {
+        self.st().set_keys
     }
 
     /// The key of the board and side to move only (hands left out), for
@@ -625,6 +670,15 @@ impl Position {
         (board_key, hand_key)
     }
 
+    /// Recomputes the current state's `PieceSetKeys` from scratch.
+    fn compute_set_keys(&self) -> PieceSetKeys {
+        let mut keys = PieceSetKeys::default();
+        for sq in self.occupied() {
+            keys.toggle(self.board[sq.index()], sq);
+        }
+        keys
+    }
+
     /// Sets the root state (keys, checks) after the board was filled in.
     fn init_state(&mut self) {
         let (board_key, hand_key) = self.compute_keys();
@@ -633,6 +687,7 @@ impl Position {
         self.states.push(StateInfo {
             board_key,
             hand_key,
+            set_keys: self.compute_set_keys(),
             hand: self.hands[self.side_to_move.index()],
             material,
             ..StateInfo::default()
@@ -686,7 +741,9 @@ impl Position {
             }
         }
         let st = self.st();
-        if self.compute_keys() != (st.board_key, st.hand_key) {
+        if self.compute_keys() != (st.board_key, st.hand_key)
+            || self.compute_set_keys() != st.set_keys
+        {
             return Err("incremental keys disagree with a recomputation");
         }
         if st.hand != self.hands[self.side_to_move.index()] {
@@ -721,6 +778,7 @@ impl Position {
         let prev = *self.st();
         let mut board_key = prev.board_key ^ zobrist::SIDE;
         let mut hand_key = prev.hand_key;
+        let mut set_keys = prev.set_keys;
         let mut captured = Piece::EMPTY;
         let mut material = prev.material;
         let to = m.to();
@@ -734,14 +792,17 @@ impl Position {
             hand_key = hand_key.wrapping_sub(keys.hand[us.index()][pt.index()]);
             self.put_piece(to, pc);
             board_key ^= keys.psq[pc.index()][to.index()];
+            set_keys.toggle(pc, to);
         } else {
             let from = m.from();
             let pc = self.board[from.index()];
             moved_piece = pc;
             board_key ^= keys.psq[pc.index()][from.index()];
+            set_keys.toggle(pc, from);
             if !self.board[to.index()].is_empty() {
                 captured = self.remove_piece(to);
                 board_key ^= keys.psq[captured.index()][to.index()];
+                set_keys.toggle(captured, to);
                 let base = captured.kind().unpromote();
                 self.hands[us.index()].add(base);
                 hand_key = hand_key.wrapping_add(keys.hand[us.index()][base.index()]);
@@ -758,6 +819,7 @@ impl Position {
                 pc
             };
             board_key ^= keys.psq[moved.index()][to.index()];
+            set_keys.toggle(moved, to);
         }
 
         self.side_to_move = !us;
@@ -765,6 +827,7 @@ impl Position {
         self.states.push(StateInfo {
             board_key,
             hand_key,
+            set_keys,
             hand: self.hands[(!us).index()],
             captured,
             moved: moved_piece,
@@ -1262,6 +1325,37 @@ fn is_gold_like(pt: PieceType) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn piece_set_keys_follow_the_pieces_they_name() {
+        let mut pos = Position::startpos();
+        let start = pos.piece_set_keys();
+        // Pawn moves touch no piece set.
+        for m in ["7g7f", "3c3d"] {
+            pos.do_move(pos.parse_usi_move(m).unwrap());
+        }
+        assert_eq!(pos.piece_set_keys(), start);
+        // A bishop takes a bishop and promotes: no minor piece moved, both
+        // sides' non-pawn pieces changed.
+        pos.do_move(pos.parse_usi_move("8h2b+").unwrap());
+        let exchanged = pos.piece_set_keys();
+        assert_eq!(exchanged.minor, start.minor);
+        assert_ne!(exchanged.non_pawn[0], start.non_pawn[0]);
+        assert_ne!(exchanged.non_pawn[1], start.non_pawn[1]);
+        // A silver takes the horse: the minor pieces change too.
+        pos.do_move(pos.parse_usi_move("3a2b").unwrap());
+        let retaken = pos.piece_set_keys();
+        assert_ne!(retaken.minor, exchanged.minor);
+        assert_ne!(retaken.non_pawn[0], exchanged.non_pawn[0]);
+        assert_ne!(retaken.non_pawn[1], exchanged.non_pawn[1]);
+        // Incremental keys equal a recomputation, the same board reached
+        // by set-up has the same keys, and undoing restores them.
+        assert_eq!(retaken, pos.compute_set_keys());
+        let again = Position::from_sfen(&pos.to_sfen()).unwrap();
+        assert_eq!(again.piece_set_keys(), retaken);
+        pos.undo_move(pos.last_move());
+        assert_eq!(pos.piece_set_keys(), exchanged);
+    }
 
     #[test]
     fn do_undo_restores_key_and_board() {

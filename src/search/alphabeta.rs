@@ -1018,8 +1018,14 @@ pub(crate) fn search<const PV: bool>(
         && best_value.abs() < MATE_IN_MAX_PLY
     {
         let keys = correction_keys(td, ctx, ply);
-        td.correction
-            .update(&td.pos, keys, static_eval, best_value, depth);
+        td.correction.update(
+            &td.pos,
+            keys,
+            features.piece_set_correction,
+            static_eval,
+            best_value,
+            depth,
+        );
     }
 
     // A fail high far above beta from a shallow search is pulled toward

@@ -1,11 +1,19 @@
 //! Correction history of the static evaluation: how far the searches of
-//! positions with the same pawn structure, and with the same pieces in
-//! hand, found the true value from the static one. The average error is
-//! added to later static evaluations of positions sharing the key, so the
-//! pruning margins measure from a better estimate. A third table
-//! (`Features::continuation_correction`) keys the error by the last move
-//! and the moves two and four plies before it, as Stockfish's and
-//! YaneuraOu's continuation correction history.
+//! positions with the same pawn structure, with the same pieces in hand,
+//! with the same minor pieces on the board and with the same non-pawn
+//! pieces of either side found the true value from the static one. The
+//! average error is added to later static evaluations of positions
+//! sharing the key, so the pruning margins measure from a better estimate.
+//! A further table (`Features::continuation_correction`) keys the error by
+//! the last move and the moves two and four plies before it, as
+//! Stockfish's and YaneuraOu's continuation correction history.
+//!
+//! The tables of the board's pieces (`Features::piece_set_correction`,
+//! Stockfish's and YaneuraOu's minor-piece and non-pawn tables) matter
+//! most with a coarse evaluation: with material alone the hand table is
+//! the only one a capture moves, so its few points decided which of many
+//! equal exchanges stood above alpha, and reduced searches failed high by
+//! chance (README, "Where the re-searches come from").
 
 use super::history::{apply_gravity, zeroed, NO_PIECE_TO, PIECE_TO};
 use crate::position::Position;
@@ -83,6 +91,9 @@ impl MoveKeys {
 pub struct CorrectionHistory {
     pawn: Box<[[i16; SIZE]; 2]>,
     hand: Box<[[i16; SIZE]; 2]>,
+    minor: Box<[[i16; SIZE]; 2]>,
+    /// By the colour whose pieces are keyed, then the side to move.
+    non_pawn: Box<[[[i16; SIZE]; 2]; 2]>,
     continuation: Box<[i16]>,
 }
 
@@ -91,6 +102,8 @@ impl Default for CorrectionHistory {
         CorrectionHistory {
             pawn: Box::new([[0; SIZE]; 2]),
             hand: Box::new([[0; SIZE]; 2]),
+            minor: Box::new([[0; SIZE]; 2]),
+            non_pawn: Box::new([[[0; SIZE]; 2]; 2]),
             continuation: zeroed(PIECE_TO * PIECE_TO),
         }
     }
@@ -101,29 +114,39 @@ impl CorrectionHistory {
     pub const CONTINUATION_BYTES: usize = PIECE_TO * PIECE_TO * std::mem::size_of::<i16>();
 
     /// The correction to add to the static evaluation of `pos` reached by
-    /// the moves `keys`; the pawn and hand tables contribute at most
-    /// `LIMIT / divisor` each, the continuation entries two thirds of
-    /// that each (YaneuraOu weighs them 7,982 against the pawns' 12,153).
+    /// the moves `keys`; the pawn, hand and each non-pawn table contribute
+    /// at most `LIMIT / divisor`, the minor-piece table 17/24 of that and
+    /// the continuation entries 2/3 each (YaneuraOu's weights relative to
+    /// its pawn table: 8,620, 12,355 and 7,982 against 12,153). A table
+    /// the search does not write (switched off) reads zero.
     #[inline]
     pub fn correction(&self, pos: &Position, keys: MoveKeys, divisor: i32) -> Value {
         let us = pos.side_to_move().index();
         let p = self.pawn[us][slot(pawn_key(pos))] as i32;
         let h = self.hand[us][slot(hand_key(pos))] as i32;
+        let sets = pos.piece_set_keys();
+        let m = self.minor[us][slot(sets.minor)] as i32;
+        let n = self.non_pawn[0][us][slot(sets.non_pawn[0])] as i32
+            + self.non_pawn[1][us][slot(sets.non_pawn[1])] as i32;
         let c: i32 = keys
             .entries()
             .map(|(i, _)| self.continuation[i] as i32)
             .sum();
-        (3 * (p + h) + 2 * c) / (3 * divisor.max(1))
+        (24 * (p + h + n) + 17 * m + 16 * c) / (24 * divisor.max(1))
     }
 
     /// Records that a search to `depth` found `searched` where the static
     /// evaluation said `raw`: entries move towards the error, deeper
-    /// searches weigh more.
+    /// searches weigh more. The tables of the board's pieces learn only
+    /// with `piece_sets`, the faster the more specific their key
+    /// (YaneuraOu's rates: 153/128 for the minor pieces, 187/128 for the
+    /// non-pawn pieces).
     #[inline]
     pub fn update(
         &mut self,
         pos: &Position,
         keys: MoveKeys,
+        piece_sets: bool,
         raw: Value,
         searched: Value,
         depth: i32,
@@ -132,6 +155,21 @@ impl CorrectionHistory {
         let bonus = ((searched - raw) * depth / 8).clamp(-MAX_BONUS, MAX_BONUS);
         apply_gravity(&mut self.pawn[us][slot(pawn_key(pos))], bonus, LIMIT);
         apply_gravity(&mut self.hand[us][slot(hand_key(pos))], bonus, LIMIT);
+        if piece_sets {
+            let sets = pos.piece_set_keys();
+            apply_gravity(
+                &mut self.minor[us][slot(sets.minor)],
+                bonus * 153 / 128,
+                LIMIT,
+            );
+            for (c, key) in sets.non_pawn.into_iter().enumerate() {
+                apply_gravity(
+                    &mut self.non_pawn[c][us][slot(key)],
+                    bonus * 187 / 128,
+                    LIMIT,
+                );
+            }
+        }
         for (i, weight) in keys.entries() {
             apply_gravity(&mut self.continuation[i], bonus * weight / 2, LIMIT);
         }
@@ -140,7 +178,10 @@ impl CorrectionHistory {
     /// Forgets everything (new game); the continuation table is replaced
     /// by fresh zero pages rather than written over.
     pub fn clear(&mut self) {
-        for t in [&mut self.pawn, &mut self.hand] {
+        for t in [&mut *self.pawn, &mut *self.hand, &mut *self.minor]
+            .into_iter()
+            .chain(self.non_pawn.iter_mut())
+        {
             for side in t.iter_mut() {
                 side.fill(0);
             }
@@ -161,12 +202,12 @@ mod tests {
         let none = MoveKeys::NONE;
         assert_eq!(c.correction(&pos, none, 16), 0);
         for _ in 0..1000 {
-            c.update(&pos, none, 0, 300, 10);
+            c.update(&pos, none, true, 0, 300, 10);
         }
         let up = c.correction(&pos, none, 16);
-        assert!(up > 0 && up <= 2 * LIMIT / 16, "{up}");
+        assert!(up > 0 && up <= (24 * 4 + 17) * LIMIT / (24 * 16), "{up}");
         for _ in 0..1000 {
-            c.update(&pos, none, 0, -300, 10);
+            c.update(&pos, none, true, 0, -300, 10);
         }
         assert!(c.correction(&pos, none, 16) < 0);
         // The other side to move has its own entries.
@@ -178,6 +219,30 @@ mod tests {
     }
 
     #[test]
+    fn piece_set_tables_learn_only_when_asked_and_follow_the_board() {
+        let pos = Position::startpos();
+        let mut c = CorrectionHistory::default();
+        let none = MoveKeys::NONE;
+        for _ in 0..1000 {
+            c.update(&pos, none, false, 0, 300, 10);
+        }
+        let pawn_and_hand = c.correction(&pos, none, 16);
+        for _ in 0..1000 {
+            c.update(&pos, none, true, 0, 300, 10);
+        }
+        let all = c.correction(&pos, none, 16);
+        assert!(all > pawn_and_hand, "{all} {pawn_and_hand}");
+        // A silver move keeps the pawns, the hands and the other side's
+        // pieces: the minor-piece table and the mover's non-pawn table no
+        // longer apply.
+        let mut moved = pos.clone();
+        moved.do_move(moved.parse_usi_move("3i3h").unwrap());
+        moved.do_null_move();
+        let after = c.correction(&moved, none, 16);
+        assert!(pawn_and_hand < after && after < all, "{after}");
+    }
+
+    #[test]
     fn continuation_entries_follow_the_moves_that_led_here() {
         let pos = Position::startpos();
         let mut c = CorrectionHistory::default();
@@ -186,21 +251,24 @@ mod tests {
             earlier: [200, 300],
         };
         for _ in 0..1000 {
-            c.update(&pos, keys, 0, 300, 10);
+            c.update(&pos, keys, true, 0, 300, 10);
         }
         let with = c.correction(&pos, keys, 16);
-        let pawn_and_hand = c.correction(&pos, MoveKeys::NONE, 16);
-        assert!(with > pawn_and_hand, "{with} {pawn_and_hand}");
-        assert!(with <= (3 * 2 * LIMIT + 2 * 2 * LIMIT) / (3 * 16), "{with}");
+        let without = c.correction(&pos, MoveKeys::NONE, 16);
+        assert!(with > without, "{with} {without}");
+        assert!(
+            with <= (24 * 4 * LIMIT + 17 * LIMIT + 16 * 2 * LIMIT) / (24 * 16),
+            "{with}"
+        );
         // Another last move reads none of it; no last move (a null move)
         // reads nothing of the earlier ones either.
         let other = MoveKeys { last: 101, ..keys };
-        assert_eq!(c.correction(&pos, other, 16), pawn_and_hand);
+        assert_eq!(c.correction(&pos, other, 16), without);
         let null = MoveKeys {
             last: NO_PIECE_TO,
             ..keys
         };
-        assert_eq!(c.correction(&pos, null, 16), pawn_and_hand);
+        assert_eq!(c.correction(&pos, null, 16), without);
         c.clear();
         assert_eq!(c.correction(&pos, keys, 16), 0);
     }

@@ -37,6 +37,9 @@ pub struct Features {
     pub pawn_history: bool,
     /// Correction history of the static evaluation (`correction.rs`).
     pub correction_history: bool,
+    /// Its tables keyed by the minor pieces and by each side's non-pawn
+    /// pieces on the board (with `correction_history`).
+    pub piece_set_correction: bool,
     /// Singular extension of the hash move, with multi-cut and negative
     /// extensions.
     pub singular_extension: bool,
@@ -148,6 +151,7 @@ impl Default for Features {
             // each) and -12.8 +- 33.5 at byoyomi 100 ms (406 games).
             pawn_history: false,
             correction_history: true,
+            piece_set_correction: true,
             singular_extension: true,
             probcut: true,
             null_move: true,
@@ -217,7 +221,7 @@ impl Features {
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
     /// options; each entry turns one technique off.
-    pub const ABLATIONS: [(&'static str, SwitchOff); 20] = [
+    pub const ABLATIONS: [(&'static str, SwitchOff); 21] = [
         ("LateMoveReductions", |f| f.late_move_reductions = false),
         ("MoveCountPruning", |f| f.move_count_pruning = false),
         ("Killers=1", |f| f.killers = 1),
@@ -226,6 +230,7 @@ impl Features {
         ("ContinuationHistory", |f| f.continuation_history = false),
         ("CaptureHistory", |f| f.capture_history = false),
         ("CorrectionHistory", |f| f.correction_history = false),
+        ("PieceSetCorrection", |f| f.piece_set_correction = false),
         ("SingularExtension", |f| f.singular_extension = false),
         ("ProbCut", |f| f.probcut = false),
         ("NullMove", |f| f.null_move = false),
