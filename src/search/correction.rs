@@ -118,7 +118,8 @@ impl CorrectionHistory {
     /// at most `LIMIT / divisor`, the minor-piece table 17/24 of that and
     /// the continuation entries 2/3 each (YaneuraOu's weights relative to
     /// its pawn table: 8,620, 12,355 and 7,982 against 12,153). A table
-    /// the search does not write (switched off) reads zero.
+    /// the search does not write (switched off) reads zero once cleared
+    /// (every new game clears them).
     #[inline]
     pub fn correction(&self, pos: &Position, keys: MoveKeys, divisor: i32) -> Value {
         let us = pos.side_to_move().index();
