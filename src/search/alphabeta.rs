@@ -265,9 +265,12 @@ fn corrected_eval(td: &ThreadData, ctx: &SearchContext, ply: usize, raw: Value) 
         return raw;
     }
     let keys = correction_keys(td, ctx, ply);
-    let c = td
-        .correction
-        .correction(&td.pos, keys, ctx.options.params.correction_divisor);
+    let c = td.correction.correction(
+        &td.pos,
+        keys,
+        ctx.options.features.piece_set_correction,
+        ctx.options.params.correction_divisor,
+    );
     (raw + c).clamp(-MATE_IN_MAX_PLY + 1, MATE_IN_MAX_PLY - 1)
 }
 

@@ -10,10 +10,10 @@
 //!
 //! The tables of the board's pieces (`Features::piece_set_correction`,
 //! Stockfish's and YaneuraOu's minor-piece and non-pawn tables) matter
-//! most with a coarse evaluation: with material alone the hand table is
-//! the only one a capture moves, so its few points decided which of many
+//! most with a coarse evaluation: with material alone the hand table
+//! moves with every capture, so its few points decided which of many
 //! equal exchanges stood above alpha, and reduced searches failed high by
-//! chance (README, "Where the re-searches come from").
+//! chance (README, "Which table breaks the ties").
 
 use super::history::{apply_gravity, zeroed, NO_PIECE_TO, PIECE_TO};
 use crate::position::Position;
@@ -117,18 +117,29 @@ impl CorrectionHistory {
     /// the moves `keys`; the pawn, hand and each non-pawn table contribute
     /// at most `LIMIT / divisor`, the minor-piece table 17/24 of that and
     /// the continuation entries 2/3 each (YaneuraOu's weights relative to
-    /// its pawn table: 8,620, 12,355 and 7,982 against 12,153). A table
-    /// the search does not write (switched off) reads zero once cleared
-    /// (every new game clears them).
+    /// its pawn table: 8,620, 12,355 and 7,982 against 12,153). The
+    /// tables of the board's pieces are read only with `piece_sets`.
     #[inline]
-    pub fn correction(&self, pos: &Position, keys: MoveKeys, divisor: i32) -> Value {
+    pub fn correction(
+        &self,
+        pos: &Position,
+        keys: MoveKeys,
+        piece_sets: bool,
+        divisor: i32,
+    ) -> Value {
         let us = pos.side_to_move().index();
         let p = self.pawn[us][slot(pawn_key(pos))] as i32;
         let h = self.hand[us][slot(hand_key(pos))] as i32;
-        let sets = pos.piece_set_keys();
-        let m = self.minor[us][slot(sets.minor)] as i32;
-        let n = self.non_pawn[0][us][slot(sets.non_pawn[0])] as i32
-            + self.non_pawn[1][us][slot(sets.non_pawn[1])] as i32;
+        let (m, n) = if piece_sets {
+            let sets = pos.piece_set_keys();
+            (
+                self.minor[us][slot(sets.minor)] as i32,
+                self.non_pawn[0][us][slot(sets.non_pawn[0])] as i32
+                    + self.non_pawn[1][us][slot(sets.non_pawn[1])] as i32,
+            )
+        } else {
+            (0, 0)
+        };
         let c: i32 = keys
             .entries()
             .map(|(i, _)| self.continuation[i] as i32)
@@ -201,22 +212,22 @@ mod tests {
         let pos = Position::startpos();
         let mut c = CorrectionHistory::default();
         let none = MoveKeys::NONE;
-        assert_eq!(c.correction(&pos, none, 16), 0);
+        assert_eq!(c.correction(&pos, none, true, 16), 0);
         for _ in 0..1000 {
             c.update(&pos, none, true, 0, 300, 10);
         }
-        let up = c.correction(&pos, none, 16);
+        let up = c.correction(&pos, none, true, 16);
         assert!(up > 0 && up <= (24 * 4 + 17) * LIMIT / (24 * 16), "{up}");
         for _ in 0..1000 {
             c.update(&pos, none, true, 0, -300, 10);
         }
-        assert!(c.correction(&pos, none, 16) < 0);
+        assert!(c.correction(&pos, none, true, 16) < 0);
         // The other side to move has its own entries.
         let mut other = pos.clone();
         other.do_null_move();
-        assert_eq!(c.correction(&other, none, 16), 0);
+        assert_eq!(c.correction(&other, none, true, 16), 0);
         c.clear();
-        assert_eq!(c.correction(&pos, none, 16), 0);
+        assert_eq!(c.correction(&pos, none, true, 16), 0);
     }
 
     #[test]
@@ -227,11 +238,11 @@ mod tests {
         for _ in 0..1000 {
             c.update(&pos, none, false, 0, 300, 10);
         }
-        let pawn_and_hand = c.correction(&pos, none, 16);
+        let pawn_and_hand = c.correction(&pos, none, true, 16);
         for _ in 0..1000 {
             c.update(&pos, none, true, 0, 300, 10);
         }
-        let all = c.correction(&pos, none, 16);
+        let all = c.correction(&pos, none, true, 16);
         assert!(all > pawn_and_hand, "{all} {pawn_and_hand}");
         // A silver move keeps the pawns, the hands and the other side's
         // pieces: the minor-piece table and the mover's non-pawn table no
@@ -239,7 +250,7 @@ mod tests {
         let mut moved = pos.clone();
         moved.do_move(moved.parse_usi_move("3i3h").unwrap());
         moved.do_null_move();
-        let after = c.correction(&moved, none, 16);
+        let after = c.correction(&moved, none, true, 16);
         assert!(pawn_and_hand < after && after < all, "{after}");
     }
 
@@ -254,8 +265,8 @@ mod tests {
         for _ in 0..1000 {
             c.update(&pos, keys, true, 0, 300, 10);
         }
-        let with = c.correction(&pos, keys, 16);
-        let without = c.correction(&pos, MoveKeys::NONE, 16);
+        let with = c.correction(&pos, keys, true, 16);
+        let without = c.correction(&pos, MoveKeys::NONE, true, 16);
         assert!(with > without, "{with} {without}");
         assert!(
             with <= (24 * 4 * LIMIT + 17 * LIMIT + 16 * 2 * LIMIT) / (24 * 16),
@@ -264,13 +275,13 @@ mod tests {
         // Another last move reads none of it; no last move (a null move)
         // reads nothing of the earlier ones either.
         let other = MoveKeys { last: 101, ..keys };
-        assert_eq!(c.correction(&pos, other, 16), without);
+        assert_eq!(c.correction(&pos, other, true, 16), without);
         let null = MoveKeys {
             last: NO_PIECE_TO,
             ..keys
         };
-        assert_eq!(c.correction(&pos, null, 16), without);
+        assert_eq!(c.correction(&pos, null, true, 16), without);
         c.clear();
-        assert_eq!(c.correction(&pos, keys, 16), 0);
+        assert_eq!(c.correction(&pos, keys, true, 16), 0);
     }
 }
