@@ -647,7 +647,12 @@ pub(crate) fn search<const PV: bool>(
         // Late quiet, non-checking moves at non-PV nodes not in check;
         // drops near the enemy king may set up a mate (tsumero) and are
         // kept.
-        if prunable
+        if features.skip_late_quiets {
+            if prunable && quiet && move_count as i32 > move_count_limit {
+                picker.skip_quiets();
+                continue;
+            }
+        } else if prunable
             && quiet
             && !gives_check
             && move_count as i32 > move_count_limit

@@ -62,6 +62,8 @@ pub struct MovePicker {
     sort_limit: i32,
     /// Promotions to empty squares are quiet moves (see the module doc).
     quiet_promotions: bool,
+    /// No more quiet moves (killers included): `skip_quiets` was called.
+    skip_quiets: bool,
 }
 
 /// What orders the moves of one node besides the position: the switches
@@ -111,6 +113,7 @@ impl MovePicker {
             keys: ordering.keys,
             sort_limit: -QUIET_SORT_LIMIT * ordering.depth,
             quiet_promotions: ordering.quiet_promotions,
+            skip_quiets: false,
         }
     }
 
@@ -144,6 +147,18 @@ impl MovePicker {
             keys: QuietKeys::NONE,
             sort_limit: 0,
             quiet_promotions,
+            skip_quiets: false,
+        }
+    }
+
+    /// Yields no more quiet moves (killers included): the search has
+    /// pruned the rest of them (YaneuraOu's `skip_quiet_moves`). Quiet
+    /// moves not yet generated are never generated.
+    pub fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
+        if self.stage == Stage::Quiets {
+            self.cur = 0;
+            self.stage = Stage::BadCaptures;
         }
     }
 
@@ -218,6 +233,10 @@ impl MovePicker {
                     }
                     self.quiet_start = self.list.len();
                     self.stage = Stage::Killer1;
+                }
+                Stage::Killer1 | Stage::Killer2 | Stage::GenQuiets if self.skip_quiets => {
+                    self.cur = 0;
+                    self.stage = Stage::BadCaptures;
                 }
                 Stage::Killer1 | Stage::Killer2 => {
                     let slot = if self.stage == Stage::Killer1 { 0 } else { 1 };
@@ -339,5 +358,97 @@ fn validate(pos: &Position, m: Move) -> Move {
         m
     } else {
         Move::NONE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movegen::MoveList;
+
+    /// A middle game from a match (Ryuo against YaneuraOu): pieces in
+    /// hand, captures that win and lose, quiet moves and drops.
+    fn middle_game() -> Position {
+        Position::from_sfen(
+            "l2g3nl/g3k2s1/3pppg1p/p6p1/1Bn3p2/3PPN1P1/4bPP1P/3+rS1K2/1L5SL w R3Pgsn2p 108",
+        )
+        .expect("a valid position")
+    }
+
+    fn picker(pos: &Position) -> MovePicker {
+        let ordering = Ordering {
+            killer_slots: 2,
+            history: true,
+            capture_history: true,
+            keys: QuietKeys::NONE,
+            depth: 3,
+            quiet_promotions: false,
+        };
+        MovePicker::new(pos, Move::NONE, Killers::default(), ordering)
+    }
+
+    fn is_quiet(pos: &Position, m: Move) -> bool {
+        !pos.is_capture(m) && !m.is_promotion()
+    }
+
+    #[test]
+    fn the_picker_yields_every_move_once() {
+        let pos = middle_game();
+        let history = Histories::default();
+        let mut p = picker(&pos);
+        let mut seen = Vec::new();
+        while let Some(m) = p.next(&pos, &history) {
+            assert!(!seen.contains(&m), "{} twice", m.to_usi());
+            seen.push(m);
+        }
+        let mut all = MoveList::new();
+        generate(&pos, GenType::All, &mut all);
+        assert_eq!(seen.len(), all.len());
+        assert!(all.iter().all(|m| seen.contains(m)));
+    }
+
+    #[test]
+    fn skipping_quiets_ends_the_quiet_moves_but_not_the_bad_captures() {
+        let pos = middle_game();
+        let history = Histories::default();
+        let mut all = Vec::new();
+        let mut p = picker(&pos);
+        while let Some(m) = p.next(&pos, &history) {
+            all.push(m);
+        }
+        let first_quiet = all.iter().position(|&m| is_quiet(&pos, m)).unwrap();
+        let bad_captures: Vec<Move> = all[first_quiet..]
+            .iter()
+            .copied()
+            .filter(|&m| !is_quiet(&pos, m))
+            .collect();
+        assert!(
+            !bad_captures.is_empty(),
+            "the position has a losing capture"
+        );
+
+        // Skipped at the first quiet move: only the bad captures follow.
+        let mut p = picker(&pos);
+        let mut after = Vec::new();
+        let mut skipped = false;
+        while let Some(m) = p.next(&pos, &history) {
+            if skipped {
+                after.push(m);
+            } else if is_quiet(&pos, m) {
+                p.skip_quiets();
+                skipped = true;
+            }
+        }
+        assert_eq!(after, bad_captures);
+
+        // Skipped before any quiet move: none comes, not even a killer.
+        let mut p = picker(&pos);
+        p.skip_quiets();
+        let mut rest = Vec::new();
+        while let Some(m) = p.next(&pos, &history) {
+            rest.push(m);
+        }
+        assert!(rest.iter().all(|&m| !is_quiet(&pos, m)));
+        assert_eq!(rest.len(), first_quiet + bad_captures.len());
     }
 }

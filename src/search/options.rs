@@ -135,6 +135,12 @@ pub struct Features {
     /// depth YaneuraOu's (larger) reduction would leave it, not Ryuo's
     /// own: late moves of deep nodes are pruned as at shallow ones.
     pub reduced_depth_pruning: bool,
+    /// YaneuraOu's form of move-count pruning: past the limit every quiet
+    /// move is skipped, checks and drops near the enemy king included,
+    /// and the picker yields no more of them (the seed article's form,
+    /// off, keeps quiet checks and drops near the king: in positions
+    /// full of pieces in hand those are dozens a node).
+    pub skip_late_quiets: bool,
 }
 
 impl Default for Features {
@@ -184,6 +190,7 @@ impl Default for Features {
             futility_best_value: false,
             see_by_reduced_depth: false,
             reduced_depth_pruning: false,
+            skip_late_quiets: false,
         }
     }
 }
@@ -197,7 +204,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 15] = [
+    pub const OPT_IN: [(&'static str, Switch); 16] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -217,6 +224,7 @@ impl Features {
         ("FutilityBestValue", |f, on| f.futility_best_value = on),
         ("SeeByReducedDepth", |f, on| f.see_by_reduced_depth = on),
         ("ReducedDepthPruning", |f, on| f.reduced_depth_pruning = on),
+        ("SkipLateQuiets", |f, on| f.skip_late_quiets = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
