@@ -742,7 +742,9 @@ pub(crate) fn search<const PV: bool>(
                     };
                     Some(-(SEE_TACTICAL_PER_DEPTH * depth + history * 34 / 1024).max(0))
                 };
-                if threshold.is_some_and(|t| !see_ge(&td.pos, m, t)) {
+                // A good capture passed `see_ge(m, 0)` in the picker.
+                let known = |t: Value| t <= 0 && picker.exchange_known_good();
+                if threshold.is_some_and(|t| !known(t) && !see_ge(&td.pos, m, t)) {
                     continue;
                 }
             }

@@ -64,6 +64,9 @@ pub struct MovePicker {
     quiet_promotions: bool,
     /// No more quiet moves (killers included): `skip_quiets` was called.
     skip_quiets: bool,
+    /// The move just given came from the good captures: its exchange is
+    /// known to lose nothing.
+    exchange_known_good: bool,
 }
 
 /// What orders the moves of one node besides the position: the switches
@@ -114,6 +117,7 @@ impl MovePicker {
             sort_limit: -QUIET_SORT_LIMIT * ordering.depth,
             quiet_promotions: ordering.quiet_promotions,
             skip_quiets: false,
+            exchange_known_good: false,
         }
     }
 
@@ -148,7 +152,17 @@ impl MovePicker {
             sort_limit: 0,
             quiet_promotions,
             skip_quiets: false,
+            exchange_known_good: false,
         }
+    }
+
+    /// Whether the move just given is known to win or hold its exchange
+    /// (`see_ge(m, 0)`): it came from the good captures, which were
+    /// tested so. A caller's own test at a threshold of at most 0 would
+    /// repeat that work.
+    #[inline]
+    pub fn exchange_known_good(&self) -> bool {
+        self.exchange_known_good
     }
 
     /// Yields no more quiet moves (killers included): the search has
@@ -166,6 +180,7 @@ impl MovePicker {
     /// checks `is_legal`.
     #[inline]
     pub fn next(&mut self, pos: &Position, history: &Histories) -> Option<Move> {
+        self.exchange_known_good = false;
         // Most calls are in the quiet stage, where a node past its move
         // count limit is given move after move to prune: served here,
         // without the call into the stage machine.
@@ -225,6 +240,7 @@ impl MovePicker {
                             continue;
                         }
                         if see_ge(pos, m, 0) {
+                            self.exchange_known_good = true;
                             return Some(m);
                         }
                         // Keep it for the last stage, in a slot already used.
@@ -392,15 +408,22 @@ mod tests {
     }
 
     #[test]
-    fn the_picker_yields_every_move_once() {
+    fn the_picker_yields_every_move_once_and_marks_the_good_captures() {
         let pos = middle_game();
         let history = Histories::default();
         let mut p = picker(&pos);
         let mut seen = Vec::new();
+        let mut known_good = 0;
         while let Some(m) = p.next(&pos, &history) {
             assert!(!seen.contains(&m), "{} twice", m.to_usi());
             seen.push(m);
+            if p.exchange_known_good() {
+                assert!(see_ge(&pos, m, 0), "{}", m.to_usi());
+                assert!(pos.is_capture(m) || m.is_promotion());
+                known_good += 1;
+            }
         }
+        assert!(known_good > 0, "the position has a good capture");
         let mut all = MoveList::new();
         generate(&pos, GenType::All, &mut all);
         assert_eq!(seen.len(), all.len());
