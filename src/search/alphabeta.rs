@@ -647,19 +647,17 @@ pub(crate) fn search<const PV: bool>(
         // Late quiet, non-checking moves at non-PV nodes not in check;
         // drops near the enemy king may set up a mate (tsumero) and are
         // kept.
-        if features.skip_late_quiets {
-            if prunable && quiet && move_count as i32 > move_count_limit {
-                picker.skip_quiets();
-                continue;
-            }
-        } else if prunable
+        if prunable
             && quiet
-            && !gives_check
             && move_count as i32 > move_count_limit
-            && !drop_near_king(m, them_king)
+            && (features.skip_late_quiets || (!gives_check && !drop_near_king(m, them_king)))
         {
-            // Only this move: the picker must still yield later quiet
+            // `SkipLateQuiets` prunes every later quiet move too; else
+            // only this one: the picker must still yield later quiet
             // checks, which this rule never prunes.
+            if features.skip_late_quiets {
+                picker.skip_quiets();
+            }
             continue;
         }
         let is_killer = td.stack[ply].killers.contains(m, killer_slots);
