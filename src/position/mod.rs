@@ -8,6 +8,7 @@
 
 mod material;
 mod rules;
+use rules::KeyCounts;
 mod sfen;
 
 pub use rules::{EnteringKingRule, Repetition};
@@ -167,6 +168,8 @@ pub struct Position {
     /// Move number as in SFEN (1 for the first move of the game).
     game_ply: u32,
     states: Vec<StateInfo>,
+    /// The states' board keys counted by bucket (kept with `states`).
+    key_counts: KeyCounts,
 }
 
 impl Position {
@@ -187,6 +190,7 @@ impl Position {
             king_sq: [None; 2],
             side_to_move: Color::Black,
             game_ply: 1,
+            key_counts: KeyCounts::of(&states),
             states,
         }
     }
@@ -692,6 +696,7 @@ impl Position {
             material,
             ..StateInfo::default()
         });
+        self.key_counts = KeyCounts::of(&self.states);
         self.update_check_info();
     }
 
@@ -745,6 +750,9 @@ impl Position {
             || self.compute_set_keys() != st.set_keys
         {
             return Err("incremental keys disagree with a recomputation");
+        }
+        if !self.key_counts.agrees_with(&self.states) {
+            return Err("board-key counts disagree with the states");
         }
         if st.hand != self.hands[self.side_to_move.index()] {
             return Err("state hand is not the side to move's hand");
@@ -824,6 +832,7 @@ impl Position {
 
         self.side_to_move = !us;
         self.game_ply += 1;
+        self.key_counts.add(board_key);
         self.states.push(StateInfo {
             board_key,
             hand_key,
@@ -854,6 +863,7 @@ impl Position {
     /// Takes back `m`, which must be the last move played.
     pub fn undo_move(&mut self, m: Move) {
         let st = self.states.pop().expect("a move to undo");
+        self.key_counts.remove(st.board_key);
         debug_assert_eq!(st.last_move, m);
         let us = !self.side_to_move;
         self.side_to_move = us;
@@ -883,6 +893,7 @@ impl Position {
         debug_assert!(!self.in_check());
         let prev = *self.st();
         self.side_to_move = !self.side_to_move;
+        self.key_counts.add(prev.board_key ^ zobrist::SIDE);
         self.states.push(StateInfo {
             board_key: prev.board_key ^ zobrist::SIDE,
             hand: self.hands[self.side_to_move.index()],
@@ -898,7 +909,9 @@ impl Position {
 
     /// Takes back a null move.
     pub fn undo_null_move(&mut self) {
-        self.states.pop();
+        if let Some(st) = self.states.pop() {
+            self.key_counts.remove(st.board_key);
+        }
         self.side_to_move = !self.side_to_move;
     }
 
