@@ -4,18 +4,17 @@
 
 use super::correction::{pawn_key, MoveKeys};
 use super::history::{piece_to, PawnHistory, QuietKeys, NO_PAWN_SLOT, NO_PIECE_TO};
-use super::movepick::{MovePicker, Ordering as MoveOrdering};
+use super::movepick::{drop_near_king, LateQuiets, MovePicker, Ordering as MoveOrdering};
 use super::params::*;
 use super::see::see_ge;
 use super::stats::{self, Event};
 use super::tt::{value_from_tt, value_to_tt, Bound};
 use super::{SearchContext, ThreadData, CURRMOVE_AFTER};
-use crate::bitboard;
 use crate::eval::capture_value;
 use crate::mate::one_ply::contact_mate_in_one;
 use crate::movegen::count_legal;
 use crate::position::Repetition;
-use crate::types::{Move, Square, Value};
+use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering;
 
@@ -23,18 +22,6 @@ use std::sync::atomic::Ordering;
 /// (Stockfish's 3576; its continuation histories run to about twice
 /// our `HISTORY_MAX`, so the same divisor moves the depth half as far).
 const FUTILITY_HISTORY_DIVISOR: i32 = 3_576;
-
-/// Whether `m` drops a piece on a square next to `king` or two king steps
-/// from it: such a drop may set up a mate (tsumero), and move-count
-/// pruning keeps it.
-#[inline]
-fn drop_near_king(m: Move, king: Option<Square>) -> bool {
-    m.is_drop()
-        && king.is_some_and(|k| {
-            let next_to_king = bitboard::king_attacks(k);
-            next_to_king.contains(m.to()) || (next_to_king & bitboard::king_attacks(m.to())).any()
-        })
-}
 
 /// `SeeByReducedDepth`: a quiet move may lose this times its reduced
 /// depth squared (YaneuraOu's 25).
@@ -619,6 +606,8 @@ pub(crate) fn search<const PV: bool>(
             i32::MAX
         };
     while let Some(m) = picker.next(&td.pos, &td.history) {
+        // Legal quiet moves the picker passed over for move-count pruning.
+        move_count += picker.take_passed();
         if root && !td.root_moves[td.pv_index..].iter().any(|rm| rm.mv == m) {
             continue;
         }
@@ -657,6 +646,13 @@ pub(crate) fn search<const PV: bool>(
             // checks, which this rule never prunes.
             if features.skip_late_quiets {
                 picker.skip_quiets();
+            } else {
+                picker.prune_late_quiets(LateQuiets {
+                    checks: check_squares,
+                    pinned: td.pos.pinned(us),
+                    our_king: td.pos.king_square(us),
+                    their_king: them_king,
+                });
             }
             continue;
         }

@@ -11,12 +11,13 @@
 //! With `quiet_promotions`, a promotion to an empty square is a quiet
 //! move: picked among them by history, never in quiescence.
 
+use crate::bitboard::{self, Bitboard};
 use crate::eval::{capture_value, piece_value};
 use crate::movegen::{generate, GenType, MAX_MOVES};
-use crate::position::Position;
+use crate::position::{CheckSquares, Position};
 use crate::search::history::{piece_to, Histories, Killers, QuietKeys};
 use crate::search::see::see_ge;
-use crate::types::Move;
+use crate::types::{Move, Square};
 use arrayvec::ArrayVec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,6 +68,53 @@ pub struct MovePicker {
     /// The move just given came from the good captures: its exchange is
     /// known to lose nothing.
     exchange_known_good: bool,
+    /// Set by `prune_late_quiets`: the quiet moves the search would prune
+    /// at once are passed over here.
+    late: Option<LateQuiets>,
+    /// Quiet moves passed over since the last `take_passed`.
+    passed: usize,
+}
+
+/// Whether `m` drops a piece on a square next to `king` or two king steps
+/// from it: such a drop may set up a mate (tsumero), and move-count
+/// pruning keeps it.
+#[inline]
+pub fn drop_near_king(m: Move, king: Option<Square>) -> bool {
+    m.is_drop()
+        && king.is_some_and(|k| {
+            let next_to_king = bitboard::king_attacks(k);
+            next_to_king.contains(m.to()) || (next_to_king & bitboard::king_attacks(m.to())).any()
+        })
+}
+
+/// What the search's move-count pruning keeps once a node is past its
+/// limit (checks and drops near the enemy king), for the picker to pass
+/// over the rest without handing each to the search: at such nodes the
+/// search was given a hundred quiet moves to count and drop one by one.
+#[derive(Clone, Copy)]
+pub struct LateQuiets {
+    /// Where each kind of our pieces checks.
+    pub checks: CheckSquares,
+    /// Our pieces pinned to our king: their moves may be illegal, which
+    /// the search must not count.
+    pub pinned: Bitboard,
+    /// Our king: its moves may be illegal.
+    pub our_king: Option<Square>,
+    /// The enemy king, for `drop_near_king`.
+    pub their_king: Option<Square>,
+}
+
+impl LateQuiets {
+    /// Whether the search would count the quiet move `m` as legal and then
+    /// prune it: a legal move that neither checks nor drops near the
+    /// enemy king. (A pawn drop is illegal only when it mates, so checks.)
+    #[inline(always)]
+    fn passes_over(&self, pos: &Position, m: Move) -> bool {
+        if !m.is_drop() && (self.pinned.contains(m.from()) || Some(m.from()) == self.our_king) {
+            return false;
+        }
+        !self.checks.gives_check(pos, m) && !drop_near_king(m, self.their_king)
+    }
 }
 
 /// What orders the moves of one node besides the position: the switches
@@ -118,6 +166,8 @@ impl MovePicker {
             quiet_promotions: ordering.quiet_promotions,
             skip_quiets: false,
             exchange_known_good: false,
+            late: None,
+            passed: 0,
         }
     }
 
@@ -153,6 +203,8 @@ impl MovePicker {
             quiet_promotions,
             skip_quiets: false,
             exchange_known_good: false,
+            late: None,
+            passed: 0,
         }
     }
 
@@ -176,29 +228,49 @@ impl MovePicker {
         }
     }
 
+    /// From now on, passes over the quiet moves the search's move-count
+    /// pruning would count and prune (see `LateQuiets`), counting them
+    /// for `take_passed`: the search is past its limit, and stays so.
+    pub fn prune_late_quiets(&mut self, late: LateQuiets) {
+        self.late = Some(late);
+    }
+
+    /// How many quiet moves were passed over since the last call: legal
+    /// moves the caller counts as tried before the one just given.
+    #[inline(always)]
+    pub fn take_passed(&mut self) -> usize {
+        std::mem::take(&mut self.passed)
+    }
+
     /// The next pseudo-legal move, or `None` when all are out. The caller
     /// checks `is_legal`.
     #[inline]
     pub fn next(&mut self, pos: &Position, history: &Histories) -> Option<Move> {
         self.exchange_known_good = false;
-        // Most calls are in the quiet stage, where a node past its move
-        // count limit is given move after move to prune: served here,
-        // without the call into the stage machine.
+        // Most calls are in the quiet stage: served here, without the
+        // call into the stage machine.
         if self.stage == Stage::Quiets {
-            if let Some(m) = self.next_quiet() {
+            if let Some(m) = self.next_quiet(pos) {
                 return Some(m);
             }
         }
         self.next_staged(pos, history)
     }
 
-    /// The next quiet move that is neither the hash move nor a killer.
+    /// The next quiet move that is neither the hash move nor a killer (nor
+    /// passed over by `prune_late_quiets`).
     #[inline(always)]
-    fn next_quiet(&mut self) -> Option<Move> {
+    fn next_quiet(&mut self, pos: &Position) -> Option<Move> {
         while self.cur < self.list.len() {
             let m = self.list[self.cur].mv;
             self.cur += 1;
             if m != self.tt_move && !self.killers.contains(m, self.killer_slots) {
+                if let Some(late) = &self.late {
+                    if late.passes_over(pos, m) {
+                        self.passed += 1;
+                        continue;
+                    }
+                }
                 return Some(m);
             }
         }
@@ -295,7 +367,7 @@ impl MovePicker {
                     self.stage = Stage::Quiets;
                 }
                 Stage::Quiets => {
-                    if let Some(m) = self.next_quiet() {
+                    if let Some(m) = self.next_quiet(pos) {
                         return Some(m);
                     }
                     self.cur = 0;
