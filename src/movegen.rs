@@ -61,6 +61,13 @@ pub fn generate(pos: &Position, gen: GenType, list: &mut MoveList) {
     generate_kind::<false, _>(pos, gen, list);
 }
 
+/// `generate` into any sink, in the same order: the move picker scores
+/// the moves as they come, with what each batch shares (the moving piece,
+/// the dropped kind) looked up once.
+pub fn generate_into<S: MoveSink>(pos: &Position, gen: GenType, sink: &mut S) {
+    generate_kind::<false, _>(pos, gen, sink);
+}
+
 /// Appends every legal move to `list`.
 ///
 /// The same generators run with `LEGAL` set: pinned pieces move only along
@@ -80,8 +87,9 @@ pub fn count_legal(pos: &Position) -> usize {
     count.0
 }
 
-/// Where the generators put their moves: a move list, or a counter.
-trait MoveSink {
+/// Where the generators put their moves: a move list, a counter, or the
+/// move picker's scored list.
+pub trait MoveSink {
     /// Moves from `from` to each square of `targets`.
     fn push_all(&mut self, from: Square, targets: Bitboard, promote: bool);
     /// Pawn pushes to each square of `targets` from the square whose index

@@ -49,8 +49,9 @@ impl Default for ButterflyHistory {
     }
 }
 
+/// The "from" slot of `m`: its origin square, or 81 + the dropped kind.
 #[inline]
-fn from_slot(m: Move) -> usize {
+pub fn from_slot(m: Move) -> usize {
     if m.is_drop() {
         81 + m.dropped() as usize
     } else {
@@ -315,11 +316,46 @@ impl Histories {
     /// once (YaneuraOu's weights).
     #[inline]
     pub fn quiet_score(&self, c: Color, m: Move, to: usize, keys: &QuietKeys) -> i32 {
-        2 * self.main.get(c, m)
-            + 2 * self.pawn.get(keys.pawn_slot, to)
-            + self.continuation.get(keys.cont[0], to)
-            + self.continuation.get(keys.cont[1], to)
-            + self.continuation.get(keys.cont[2], to)
+        self.quiet_rows(c, keys)
+            .score(from_slot(m), m.to().index(), to)
+    }
+
+    /// The rows `quiet_score` reads for side `c` after the moves `keys`,
+    /// looked up once for a batch of moves.
+    #[inline]
+    pub fn quiet_rows(&self, c: Color, keys: &QuietKeys) -> QuietRows<'_> {
+        fn row(t: &[i16], r: usize) -> &[i16] {
+            &t[r * PIECE_TO..(r + 1) * PIECE_TO]
+        }
+        QuietRows {
+            main: &self.main.table[c.index()],
+            pawn: row(&self.pawn.table, keys.pawn_slot),
+            cont: [
+                row(&self.continuation.table, keys.cont[0]),
+                row(&self.continuation.table, keys.cont[1]),
+                row(&self.continuation.table, keys.cont[2]),
+            ],
+        }
+    }
+}
+
+/// The history rows of one node's quiet moves (`Histories::quiet_rows`).
+pub struct QuietRows<'a> {
+    main: &'a [[i16; 81]; FROM_SLOTS],
+    pawn: &'a [i16],
+    cont: [&'a [i16]; 3],
+}
+
+impl QuietRows<'_> {
+    /// `quiet_score` of a move from `from_slot` (a square, or 81 + the
+    /// dropped kind) to square index `to`, `piece_to` key `key`.
+    #[inline(always)]
+    pub fn score(&self, from_slot: usize, to: usize, key: usize) -> i32 {
+        2 * self.main[from_slot][to] as i32
+            + 2 * self.pawn[key] as i32
+            + self.cont[0][key] as i32
+            + self.cont[1][key] as i32
+            + self.cont[2][key] as i32
     }
 }
 

@@ -13,11 +13,11 @@
 
 use crate::bitboard::{self, Bitboard};
 use crate::eval::{capture_value, piece_value};
-use crate::movegen::{generate, GenType, MAX_MOVES};
+use crate::movegen::{generate_into, GenType, MoveSink, MAX_MOVES};
 use crate::position::{CheckSquares, Position};
-use crate::search::history::{piece_to, Histories, Killers, QuietKeys};
+use crate::search::history::{Histories, Killers, QuietKeys, QuietRows};
 use crate::search::see::see_ge;
-use crate::types::{Move, Square};
+use crate::types::{Color, Move, Piece, PieceType, Square};
 use arrayvec::ArrayVec;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -412,30 +412,113 @@ impl MovePicker {
     }
 
     fn generate_scored(&mut self, pos: &Position, gen: GenType, history: &Histories) {
-        let mut moves = crate::movegen::MoveList::new();
-        generate(pos, gen, &mut moves);
         let us = pos.side_to_move();
-        // By reference: consuming the list would copy all of its slots.
-        for &m in moves.iter() {
-            let score = if pos.is_capture(m) {
-                // The victim first, well above every history score; then
-                // the capture history, or the cheaper attacker (MVV-LVA).
-                let victim = pos.piece_on(m.to()).kind();
-                let tiebreak = if self.use_capture_history {
-                    history.capture.get(piece_to(pos, m), victim) / 4
-                } else {
-                    -piece_value(pos.moved_piece(m).kind()) / 16
-                };
-                1_000_000 + capture_value(victim) * 16 + tiebreak
-            } else if m.is_promotion() && !self.quiet_promotions {
-                let pt = pos.moved_piece(m).kind();
-                500_000 + piece_value(pt.promote()) - piece_value(pt)
-            } else if self.use_history {
-                history.quiet_score(us, m, piece_to(pos, m), &self.keys)
+        let mut sink = ScoringSink {
+            list: &mut self.list,
+            pos,
+            history,
+            rows: history.quiet_rows(us, &self.keys),
+            us,
+            use_history: self.use_history,
+            use_capture_history: self.use_capture_history,
+            quiet_promotions: self.quiet_promotions,
+        };
+        generate_into(pos, gen, &mut sink);
+    }
+}
+
+/// The picker's list as the generator's sink: each move scored as it is
+/// emitted, with the moving piece's or dropped kind's history rows and
+/// key found once per batch. Captures first by the victim, well above
+/// every history score, then by the capture history (or the cheaper
+/// attacker: MVV-LVA); promotions (unless quiet) by the gain; quiet
+/// moves and drops by `Histories::quiet_score`.
+struct ScoringSink<'a> {
+    list: &'a mut ArrayVec<Scored, MAX_MOVES>,
+    pos: &'a Position,
+    history: &'a Histories,
+    rows: QuietRows<'a>,
+    us: Color,
+    use_history: bool,
+    use_capture_history: bool,
+    quiet_promotions: bool,
+}
+
+impl ScoringSink<'_> {
+    /// The score of the board move `m` of `moved` (the piece as it stands
+    /// after the move) to `to`.
+    #[inline(always)]
+    fn board_score(&self, m: Move, moved: Piece, to: Square) -> i32 {
+        let victim = self.pos.piece_on(to);
+        let key = moved.index() * 81 + to.index();
+        if !victim.is_empty() {
+            let victim = victim.kind();
+            let tiebreak = if self.use_capture_history {
+                self.history.capture.get(key, victim) / 4
             } else {
-                0
+                -piece_value(self.pos.piece_on(m.from()).kind()) / 16
             };
+            1_000_000 + capture_value(victim) * 16 + tiebreak
+        } else if m.is_promotion() && !self.quiet_promotions {
+            let pt = self.pos.piece_on(m.from()).kind();
+            500_000 + piece_value(pt.promote()) - piece_value(pt)
+        } else if self.use_history {
+            self.rows.score(m.from().index(), to.index(), key)
+        } else {
+            0
+        }
+    }
+}
+
+impl MoveSink for ScoringSink<'_> {
+    #[inline(always)]
+    fn push_all(&mut self, from: Square, targets: Bitboard, promote: bool) {
+        let pc = self.pos.piece_on(from);
+        let moved = if promote {
+            Piece::new(pc.color(), pc.kind().promote())
+        } else {
+            pc
+        };
+        for to in targets {
+            let m = Move::normal(from, to, promote);
+            let score = self.board_score(m, moved, to);
             self.list.push(Scored { mv: m, score });
+        }
+    }
+
+    #[inline(always)]
+    fn push_pawns(&mut self, targets: Bitboard, back: i32, promote: bool) {
+        let moved = Piece::new(
+            self.us,
+            if promote {
+                PieceType::ProPawn
+            } else {
+                PieceType::Pawn
+            },
+        );
+        for to in targets {
+            let from = Square::from_index((to.index() as i32 + back) as usize);
+            let m = Move::normal(from, to, promote);
+            let score = self.board_score(m, moved, to);
+            self.list.push(Scored { mv: m, score });
+        }
+    }
+
+    #[inline(always)]
+    fn push_drops(&mut self, kinds: &[PieceType], targets: Bitboard) {
+        for to in targets {
+            for &pt in kinds {
+                let score = if self.use_history {
+                    let key = Piece::new(self.us, pt).index() * 81 + to.index();
+                    self.rows.score(81 + pt as usize, to.index(), key)
+                } else {
+                    0
+                };
+                self.list.push(Scored {
+                    mv: Move::drop(pt, to),
+                    score,
+                });
+            }
         }
     }
 }
@@ -452,7 +535,8 @@ fn validate(pos: &Position, m: Move) -> Move {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movegen::MoveList;
+    use crate::movegen::{generate, MoveList};
+    use crate::search::history::piece_to;
 
     /// A middle game from a match (Ryuo against YaneuraOu): pieces in
     /// hand, captures that win and lose, quiet moves and drops.
@@ -461,6 +545,65 @@ mod tests {
             "l2g3nl/g3k2s1/3pppg1p/p6p1/1Bn3p2/3PPN1P1/4bPP1P/3+rS1K2/1L5SL w R3Pgsn2p 108",
         )
         .expect("a valid position")
+    }
+
+    /// The scores given as the moves are generated are the move-by-move
+    /// formulas', with every history table holding different values.
+    #[test]
+    fn batch_scores_are_the_move_by_move_scores() {
+        let pos = middle_game();
+        let us = pos.side_to_move();
+        let mut all = MoveList::new();
+        generate(&pos, GenType::All, &mut all);
+        let keys = QuietKeys {
+            cont: [piece_to(&pos, all[3]), piece_to(&pos, all[7]), 1_000],
+            pawn_slot: 17,
+        };
+        let mut history = Histories::default();
+        for (i, &m) in all.iter().enumerate() {
+            let key = piece_to(&pos, m);
+            let bonus = (i as i32 * 37) % 900 - 400;
+            history.main.update(us, m, bonus);
+            history.pawn.update(keys.pawn_slot, key, bonus / 2);
+            for (j, &prev) in keys.cont.iter().enumerate() {
+                history
+                    .continuation
+                    .update(prev, key, bonus / (j as i32 + 1));
+            }
+            if pos.is_capture(m) {
+                history
+                    .capture
+                    .update(key, pos.piece_on(m.to()).kind(), -bonus);
+            }
+        }
+        let mut p = picker(&pos);
+        p.keys = keys;
+        for gen in [GenType::CapturesPromotions, GenType::Quiets, GenType::Drops] {
+            p.generate_scored(&pos, gen, &history);
+        }
+        assert_eq!(p.list.len(), all.len());
+        let mut quiet = 0;
+        for s in p.list.iter() {
+            let m = s.mv;
+            let key = piece_to(&pos, m);
+            let expect = if pos.is_capture(m) {
+                let victim = pos.piece_on(m.to()).kind();
+                1_000_000 + capture_value(victim) * 16 + history.capture.get(key, victim) / 4
+            } else if m.is_promotion() {
+                let pt = pos.moved_piece(m).kind();
+                500_000 + piece_value(pt.promote()) - piece_value(pt)
+            } else {
+                quiet += 1;
+                let cont = |i: usize| history.continuation.get(keys.cont[i], key);
+                2 * history.main.get(us, m)
+                    + 2 * history.pawn.get(keys.pawn_slot, key)
+                    + cont(0)
+                    + cont(1)
+                    + cont(2)
+            };
+            assert_eq!(s.score, expect, "{}", m.to_usi());
+        }
+        assert!(quiet > 100, "{quiet}");
     }
 
     fn picker(pos: &Position) -> MovePicker {
