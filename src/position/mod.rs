@@ -420,18 +420,31 @@ impl Position {
             t[PieceType::Horse.index()] | t[PieceType::Dragon.index()] | t[PieceType::King.index()];
         let bh = t[PieceType::Bishop.index()] | t[PieceType::Horse.index()];
         let rd = t[PieceType::Rook.index()] | t[PieceType::Dragon.index()];
-        let shared = (bitboard::king_attacks(sq) & hdk)
-            | (bitboard::bishop_attacks(sq, occ) & bh)
-            | (bitboard::rook_attacks(sq, occ) & rd);
+        let mut shared = bitboard::king_attacks(sq) & hdk;
+        // The slider attacks only where a slider of that kind stands on an
+        // empty-board line through `sq`.
+        if (bitboard::bishop_pseudo_attacks(sq) & bh).any() {
+            shared |= bitboard::bishop_attacks(sq, occ) & bh;
+        }
+        if (bitboard::rook_pseudo_attacks(sq) & rd).any() {
+            shared |= bitboard::rook_attacks(sq, occ) & rd;
+        }
+        let lances = t[PieceType::Lance.index()];
         // Pieces of `c` reach `sq` as the other colour's moves leave it.
         let directed = |c: Color| {
             let them = !c;
-            ((bitboard::pawn_attacks(them, sq) & t[PieceType::Pawn.index()])
+            let ours = self.by_color[c.index()];
+            let steps = (bitboard::pawn_attacks(them, sq) & t[PieceType::Pawn.index()])
                 | (bitboard::knight_attacks(them, sq) & t[PieceType::Knight.index()])
                 | (bitboard::silver_attacks(them, sq) & t[PieceType::Silver.index()])
-                | (bitboard::gold_attacks(them, sq) & self.golds)
-                | (bitboard::lance_attacks(them, sq, occ) & t[PieceType::Lance.index()]))
-                & self.by_color[c.index()]
+                | (bitboard::gold_attacks(them, sq) & self.golds);
+            let lances = lances & ours;
+            let lance = if (bitboard::lance_pseudo_attacks(them, sq) & lances).any() {
+                bitboard::lance_attacks(them, sq, occ) & lances
+            } else {
+                Bitboard::EMPTY
+            };
+            (steps | lance) & ours
         };
         shared | directed(Color::Black) | directed(Color::White)
     }

@@ -101,15 +101,13 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
     if swap <= 0 {
         return true;
     }
-    // Most moves searched go where no enemy piece can take (quiet moves
-    // and drops at SEE pruning): settled by the enemy's attackers alone,
-    // which are half of what the exchange needs otherwise. (`occ` drops
-    // the mover from its square; the piece tables still hold it.)
-    let theirs = pos.attackers_to(!us, to, occ) & occ;
-    if theirs.is_empty() {
+    // Both colours' attackers at once (`occ` drops the mover from its
+    // square; the piece tables still hold it). A square no enemy piece
+    // reaches ends the exchange at once.
+    let mut attackers = pos.all_attackers_to(to, occ) & occ;
+    if (attackers & pos.pieces_of(!us)).is_empty() {
         return true;
     }
-    let mut attackers = theirs | (pos.attackers_to(us, to, occ) & occ);
     let mut stm = us;
     let mut res = true;
     loop {
