@@ -536,7 +536,20 @@ impl Move {
     #[inline(always)]
     pub fn dropped(self) -> PieceType {
         debug_assert!(self.is_drop());
-        PieceType::from_index(((self.0 >> 7) & 0x7f) as u8).unwrap_or(PieceType::Pawn)
+        // One load, no range test: the generators and the move picker ask
+        // this of every drop.
+        const DROPPED: [PieceType; 128] = {
+            let mut t = [PieceType::Pawn; 128];
+            let mut i = 0;
+            while i < 128 {
+                if let Some(pt) = PieceType::from_index(i as u8) {
+                    t[i] = pt;
+                }
+                i += 1;
+            }
+            t
+        };
+        DROPPED[((self.0 >> 7) & 0x7f) as usize]
     }
 
     /// The USI text (`7g7f`, `8h2b+`, `P*5e`); `none` and `null` for the sentinels.
