@@ -93,6 +93,15 @@ pub fn contact_mate_in_one(pos: &mut Position) -> Option<Move> {
     let zone = bitboard::promotion_zone(us);
     let kings = pos.pieces(us, PieceType::King);
     for to in guarded {
+        // A flight no piece on `to` could cover (off its steps and lines)
+        // stays open whatever moves there: the test below for each mover
+        // would reject every one.
+        let reach = bitboard::king_attacks(to)
+            | bitboard::rook_pseudo_attacks(to)
+            | bitboard::bishop_pseudo_attacks(to);
+        if flights.without(to).and_not(reach).any() {
+            continue;
+        }
         let attackers = pos.attackers_to(us, to, occ);
         for from in attackers.and_not(kings) {
             let pt = pos.piece_on(from).kind();
