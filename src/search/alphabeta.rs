@@ -647,12 +647,7 @@ pub(crate) fn search<const PV: bool>(
             if features.skip_late_quiets {
                 picker.skip_quiets();
             } else {
-                picker.prune_late_quiets(LateQuiets {
-                    checks: check_squares,
-                    pinned: td.pos.pinned(us),
-                    our_king: td.pos.king_square(us),
-                    their_king: them_king,
-                });
+                picker.prune_late_quiets(LateQuiets::new(&td.pos, check_squares));
             }
             continue;
         }

@@ -94,26 +94,53 @@ pub fn drop_near_king(m: Move, king: Option<Square>) -> bool {
 #[derive(Clone, Copy)]
 pub struct LateQuiets {
     /// Where each kind of our pieces checks.
-    pub checks: CheckSquares,
-    /// Our pieces pinned to our king: their moves may be illegal, which
-    /// the search must not count.
-    pub pinned: Bitboard,
-    /// Our king: its moves may be illegal.
-    pub our_king: Option<Square>,
-    /// The enemy king, for `drop_near_king`.
-    pub their_king: Option<Square>,
+    checks: CheckSquares,
+    /// Our pinned pieces and our king: their moves may be illegal, which
+    /// the search must not count, so they go to it.
+    to_search: Bitboard,
+    /// By dropped kind: the squares where a drop is kept (it checks, or
+    /// lies within two king steps of the enemy king).
+    kept_drops: [Bitboard; 8],
 }
 
 impl LateQuiets {
+    /// The rule in `pos`, whose check squares are `checks`.
+    pub fn new(pos: &Position, checks: CheckSquares) -> LateQuiets {
+        let us = pos.side_to_move();
+        let mut to_search = pos.pinned(us);
+        if let Some(k) = pos.king_square(us) {
+            to_search = to_search.with(k);
+        }
+        // `drop_near_king`'s squares: next to the king, or next to a
+        // square next to it.
+        let mut near = Bitboard::EMPTY;
+        if let Some(k) = pos.king_square(!us) {
+            near = bitboard::king_attacks(k);
+            for s in bitboard::king_attacks(k) {
+                near |= bitboard::king_attacks(s);
+            }
+            near = near.without(k);
+        }
+        let mut kept_drops = [Bitboard::EMPTY; 8];
+        for pt in PieceType::HAND {
+            kept_drops[pt as usize] = checks.squares(pt) | near;
+        }
+        LateQuiets {
+            checks,
+            to_search,
+            kept_drops,
+        }
+    }
+
     /// Whether the search would count the quiet move `m` as legal and then
     /// prune it: a legal move that neither checks nor drops near the
     /// enemy king. (A pawn drop is illegal only when it mates, so checks.)
     #[inline(always)]
     fn passes_over(&self, pos: &Position, m: Move) -> bool {
-        if !m.is_drop() && (self.pinned.contains(m.from()) || Some(m.from()) == self.our_king) {
-            return false;
+        if m.is_drop() {
+            return !self.kept_drops[m.dropped() as usize].contains(m.to());
         }
-        !self.checks.gives_check(pos, m) && !drop_near_king(m, self.their_king)
+        !self.to_search.contains(m.from()) && !self.checks.gives_check(pos, m)
     }
 }
 
@@ -604,6 +631,42 @@ mod tests {
             assert_eq!(s.score, expect, "{}", m.to_usi());
         }
         assert!(quiet > 100, "{quiet}");
+    }
+
+    /// `LateQuiets` passes over exactly the legal quiet moves and drops
+    /// that neither check nor drop near the enemy king, but for the moves
+    /// of pinned pieces and of the king, which it leaves to the search.
+    #[test]
+    fn late_quiets_passes_over_what_the_search_prunes() {
+        let text = include_str!("../../tests/data/perft_random.tsv");
+        let mut passed = 0;
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
+            if pos.in_check() {
+                continue;
+            }
+            let us = pos.side_to_move();
+            let late = LateQuiets::new(&pos, pos.check_squares());
+            let mut quiets = MoveList::new();
+            generate(&pos, GenType::Quiets, &mut quiets);
+            generate(&pos, GenType::Drops, &mut quiets);
+            for &m in quiets.iter() {
+                let pruned = pos.is_legal(m)
+                    && !pos.gives_check(m)
+                    && !drop_near_king(m, pos.king_square(!us));
+                let to_search = !m.is_drop()
+                    && (pos.pinned(us).contains(m.from()) || pos.king_square(us) == Some(m.from()));
+                assert_eq!(
+                    late.passes_over(&pos, m),
+                    pruned && !to_search,
+                    "{} {}",
+                    pos.to_sfen(),
+                    m.to_usi()
+                );
+                passed += usize::from(pruned && !to_search);
+            }
+        }
+        assert!(passed > 1000, "{passed}");
     }
 
     fn picker(pos: &Position) -> MovePicker {
