@@ -51,11 +51,11 @@ fn x_rays(pos: &Position, to: Square, gone: Square, occ: Bitboard) -> Bitboard {
 /// when one of them is there: most exchanges are settled by pawns,
 /// lances, knights and the big pieces.
 #[inline(always)]
-fn least_valuable(pos: &Position, mine: Bitboard) -> (PieceType, Square) {
+fn least_valuable(pos: &Position, mine: Bitboard) -> Option<(PieceType, Square)> {
     for pt in [PieceType::Pawn, PieceType::Lance, PieceType::Knight] {
         let b = mine & pos.pieces_of_type(pt);
         if b.any() {
-            return (pt, b.lsb());
+            return Some((pt, b.lsb()));
         }
     }
     // ORDER[3..9]: the gold-moving kinds and the silvers.
@@ -64,13 +64,10 @@ fn least_valuable(pos: &Position, mine: Bitboard) -> (PieceType, Square) {
     } else {
         9
     };
-    for &pt in &ORDER[first..] {
+    ORDER[first..].iter().find_map(|&pt| {
         let b = mine & pos.pieces_of_type(pt);
-        if b.any() {
-            return (pt, b.lsb());
-        }
-    }
-    unreachable!("`mine` holds a piece")
+        b.any().then(|| (pt, b.lsb()))
+    })
 }
 
 /// Whether the exchange started by `m` wins at least `threshold`.
@@ -118,7 +115,9 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
             break;
         }
         res = !res;
-        let (pt, sq) = least_valuable(pos, mine);
+        let Some((pt, sq)) = least_valuable(pos, mine) else {
+            break;
+        };
         if pt == PieceType::King {
             // The king may only take last: if the other side still attacks,
             // the capture is illegal and the result flips back.
