@@ -426,6 +426,27 @@ static KNIGHT: [[Bitboard; 81]; 2] = step_table(PieceType::Knight);
 static SILVER: [[Bitboard; 81]; 2] = step_table(PieceType::Silver);
 static GOLD: [[Bitboard; 81]; 2] = step_table(PieceType::Gold);
 static KING: [[Bitboard; 81]; 2] = step_table(PieceType::King);
+/// `KING_TWO_STEPS[sq]`: the squares a king on `sq` reaches in one or two
+/// steps, `sq` itself left out.
+static KING_TWO_STEPS: [Bitboard; 81] = {
+    let king = step_table(PieceType::King);
+    let mut t = [Bitboard(0); 81];
+    let mut sq = 0;
+    while sq < 81 {
+        let near = king[0][sq].0;
+        let mut bits = near;
+        let mut s = 0;
+        while s < 81 {
+            if near & (1u128 << s) != 0 {
+                bits |= king[0][s].0;
+            }
+            s += 1;
+        }
+        t[sq] = Bitboard(bits & !(1u128 << sq));
+        sq += 1;
+    }
+    t
+};
 /// Lance rays on an empty board: Black's toward rank a, White's toward rank i.
 static LANCE_RAY: [[Bitboard; 81]; 2] = [ray_table(0, -1), ray_table(0, 1)];
 /// The two diagonals through each square, the square itself excluded.
@@ -537,6 +558,13 @@ pub fn gold_attacks(c: Color, sq: Square) -> Bitboard {
 #[inline(always)]
 pub fn king_attacks(sq: Square) -> Bitboard {
     KING[0][sq.index()]
+}
+
+/// Squares a king on `sq` reaches in one or two steps (not `sq`): next to
+/// it, or next to a square next to it.
+#[inline(always)]
+pub fn king_two_steps(sq: Square) -> Bitboard {
+    KING_TWO_STEPS[sq.index()]
 }
 
 /// Squares a lance of `c` on `sq` attacks given the occupancy.
@@ -766,6 +794,19 @@ pub fn file_mask(file: u8) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn king_two_steps_are_the_squares_next_to_a_neighbour() {
+        for k in 0..81 {
+            let k = Square::from_index(k);
+            let near = king_attacks(k);
+            for to in 0..81 {
+                let to = Square::from_index(to);
+                let expect = to != k && (near.contains(to) || (near & king_attacks(to)).any());
+                assert_eq!(king_two_steps(k).contains(to), expect, "{k:?} {to:?}");
+            }
+        }
+    }
 
     /// Slow reference: walk each ray square by square.
     fn slow_slider(sq: Square, occ: Bitboard, dirs: &[(i32, i32)]) -> Bitboard {

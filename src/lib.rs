@@ -25,6 +25,8 @@ pub mod perft;
 pub mod position;
 pub mod progress;
 pub mod search;
+#[cfg(test)]
+mod testing;
 pub mod time;
 pub mod types;
 pub mod usi;

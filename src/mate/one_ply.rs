@@ -356,9 +356,8 @@ mod tests {
     /// perft positions and their children, and it does reject many.
     #[test]
     fn a_sure_recapture_is_no_mate() {
-        let text = include_str!("../../tests/data/perft_random.tsv");
         let (mut rejected, mut moves) = (0, 0);
-        let mut check = |pos: &mut Position| {
+        let check = |pos: &mut Position| {
             let Some(ksq) = pos.king_square(!pos.side_to_move()) else {
                 return;
             };
@@ -378,15 +377,7 @@ mod tests {
                 }
             }
         };
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let mut pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
-            check(&mut pos);
-            for &m in legal_moves(&pos).clone().iter() {
-                pos.do_move(m);
-                check(&mut pos);
-                pos.undo_move(m);
-            }
-        }
+        crate::testing::for_random_positions_and_children(check);
         assert!(rejected * 10 > moves, "{rejected} of {moves}");
     }
 
@@ -400,9 +391,8 @@ mod tests {
     /// exhaustive test finds (only distant and discovered ones).
     #[test]
     fn every_answer_mates_and_few_are_missed() {
-        let text = include_str!("../../tests/data/perft_random.tsv");
         let (mut found, mut exists) = (0, 0);
-        let mut check = |pos: &mut Position| {
+        let check = |pos: &mut Position| {
             let fast = contact_mate_in_one(pos);
             if let Some(m) = fast {
                 assert!(pos.is_legal_move(m), "{} {m}", pos.to_sfen());
@@ -419,15 +409,7 @@ mod tests {
                 exists += 1;
             }
         };
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let mut pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
-            check(&mut pos);
-            for &m in legal_moves(&pos).clone().iter() {
-                pos.do_move(m);
-                check(&mut pos);
-                pos.undo_move(m);
-            }
-        }
+        crate::testing::for_random_positions_and_children(check);
         eprintln!("contact mate-in-one: found {found} of {exists}");
         assert!(exists > 100, "{exists}");
         assert!(found * 10 >= exists * 8, "found {found} of {exists}");

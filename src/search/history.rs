@@ -6,7 +6,7 @@
 
 use crate::position::Position;
 use crate::search::params::HISTORY_MAX;
-use crate::types::{Color, Move, Piece, PieceType};
+use crate::types::{Color, Move, Piece, PieceType, Square};
 
 /// The two killer moves of one ply: quiet moves (neither captures nor
 /// promotions) that caused a beta cutoff in a sibling node.
@@ -51,7 +51,7 @@ impl Default for ButterflyHistory {
 
 /// The "from" slot of `m`: its origin square, or 81 + the dropped kind.
 #[inline]
-pub fn from_slot(m: Move) -> usize {
+fn from_slot(m: Move) -> usize {
     if m.is_drop() {
         81 + m.dropped() as usize
     } else {
@@ -347,10 +347,21 @@ pub struct QuietRows<'a> {
 }
 
 impl QuietRows<'_> {
-    /// `quiet_score` of a move from `from_slot` (a square, or 81 + the
-    /// dropped kind) to square index `to`, `piece_to` key `key`.
+    /// `quiet_score` of the board move `from`–`to` with `piece_to` key `key`.
     #[inline(always)]
-    pub fn score(&self, from_slot: usize, to: usize, key: usize) -> i32 {
+    pub fn board_move(&self, from: Square, to: Square, key: usize) -> i32 {
+        self.score(from.index(), to.index(), key)
+    }
+
+    /// `quiet_score` of the drop of `pt` on `to` with `piece_to` key `key`.
+    #[inline(always)]
+    pub fn drop(&self, pt: PieceType, to: Square, key: usize) -> i32 {
+        self.score(81 + pt as usize, to.index(), key)
+    }
+
+    /// The score of a move from `from_slot` to square index `to`.
+    #[inline(always)]
+    fn score(&self, from_slot: usize, to: usize, key: usize) -> i32 {
         2 * self.main[from_slot][to] as i32
             + 2 * self.pawn[key] as i32
             + self.cont[0][key] as i32

@@ -80,11 +80,7 @@ pub struct MovePicker {
 /// pruning keeps it.
 #[inline]
 pub fn drop_near_king(m: Move, king: Option<Square>) -> bool {
-    m.is_drop()
-        && king.is_some_and(|k| {
-            let next_to_king = bitboard::king_attacks(k);
-            next_to_king.contains(m.to()) || (next_to_king & bitboard::king_attacks(m.to())).any()
-        })
+    m.is_drop() && king.is_some_and(|k| bitboard::king_two_steps(k).contains(m.to()))
 }
 
 /// What the search's move-count pruning keeps once a node is past its
@@ -111,16 +107,10 @@ impl LateQuiets {
         if let Some(k) = pos.king_square(us) {
             to_search = to_search.with(k);
         }
-        // `drop_near_king`'s squares: next to the king, or next to a
-        // square next to it.
-        let mut near = Bitboard::EMPTY;
-        if let Some(k) = pos.king_square(!us) {
-            near = bitboard::king_attacks(k);
-            for s in bitboard::king_attacks(k) {
-                near |= bitboard::king_attacks(s);
-            }
-            near = near.without(k);
-        }
+        // `drop_near_king`'s squares.
+        let near = pos
+            .king_square(!us)
+            .map_or(Bitboard::EMPTY, bitboard::king_two_steps);
         let mut kept_drops = [Bitboard::EMPTY; 8];
         for pt in PieceType::HAND {
             kept_drops[pt as usize] = checks.squares(pt) | near;
@@ -490,7 +480,7 @@ impl ScoringSink<'_> {
             let pt = self.pos.piece_on(m.from()).kind();
             500_000 + piece_value(pt.promote()) - piece_value(pt)
         } else if self.use_history {
-            self.rows.score(m.from().index(), to.index(), key)
+            self.rows.board_move(m.from(), to, key)
         } else {
             0
         }
@@ -537,7 +527,7 @@ impl MoveSink for ScoringSink<'_> {
             for &pt in kinds {
                 let score = if self.use_history {
                     let key = Piece::new(self.us, pt).index() * 81 + to.index();
-                    self.rows.score(81 + pt as usize, to.index(), key)
+                    self.rows.drop(pt, to, key)
                 } else {
                     0
                 };
@@ -638,10 +628,8 @@ mod tests {
     /// of pinned pieces and of the king, which it leaves to the search.
     #[test]
     fn late_quiets_passes_over_what_the_search_prunes() {
-        let text = include_str!("../../tests/data/perft_random.tsv");
         let mut passed = 0;
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
+        for pos in crate::testing::random_positions() {
             if pos.in_check() {
                 continue;
             }

@@ -70,11 +70,14 @@ fn least_valuable(pos: &Position, mine: Bitboard) -> Option<(PieceType, Square)>
     })
 }
 
-/// Whether the exchange started by `m` wins at least `threshold`.
-pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
-    let us = pos.side_to_move();
+/// Where the exchange started by `m` stands after its first move, against
+/// `threshold`: `Err` with the answer when that move settles it (it wins
+/// too little even unanswered, or enough even if the mover is lost),
+/// else `Ok` with the balance for `resolve` and the occupancy after it.
+#[inline(always)]
+fn first_move(pos: &Position, m: Move, threshold: Value) -> Result<(Value, Bitboard), bool> {
     let to = m.to();
-    let (moved, mut occ) = if m.is_drop() {
+    let (moved, occ) = if m.is_drop() {
         (m.dropped(), pos.occupied().with(to))
     } else {
         let pt = pos.piece_on(m.from()).kind();
@@ -90,22 +93,31 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
         let base = pos.piece_on(m.from()).kind();
         gain += capture_value(moved) - capture_value(base);
     }
-    let mut swap = gain - threshold;
+    let swap = gain - threshold;
     if swap < 0 {
-        return false;
+        return Err(false);
     }
-    swap = capture_value(moved) - swap;
+    let swap = capture_value(moved) - swap;
     if swap <= 0 {
-        return true;
+        return Err(true);
     }
-    // Both colours' attackers at once (`occ` drops the mover from its
-    // square; the piece tables still hold it). A square no enemy piece
-    // reaches ends the exchange at once.
-    let mut attackers = pos.all_attackers_to(to, occ) & occ;
-    if (attackers & pos.pieces_of(!us)).is_empty() {
-        return true;
-    }
-    let mut stm = us;
+    Ok((swap, occ))
+}
+
+/// The recaptures on `to` after the side to move's first move, from the
+/// balance `swap`, occupancy `occ` and the `attackers` of both colours,
+/// each side taking with the piece `least` picks: whether the first
+/// mover's side comes out at the threshold.
+#[inline(always)]
+fn resolve(
+    pos: &Position,
+    to: Square,
+    mut swap: Value,
+    mut occ: Bitboard,
+    mut attackers: Bitboard,
+    least: impl Fn(&Position, Bitboard) -> Option<(PieceType, Square)>,
+) -> bool {
+    let mut stm = pos.side_to_move();
     let mut res = true;
     loop {
         stm = !stm;
@@ -115,7 +127,7 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
             break;
         }
         res = !res;
-        let Some((pt, sq)) = least_valuable(pos, mine) else {
+        let Some((pt, sq)) = least(pos, mine) else {
             break;
         };
         if pt == PieceType::King {
@@ -136,77 +148,44 @@ pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
     res
 }
 
+/// Whether the exchange started by `m` wins at least `threshold`.
+pub fn see_ge(pos: &Position, m: Move, threshold: Value) -> bool {
+    let (swap, occ) = match first_move(pos, m, threshold) {
+        Ok(start) => start,
+        Err(settled) => return settled,
+    };
+    // Both colours' attackers at once (`occ` drops the mover from its
+    // square; the piece tables still hold it). A square no enemy piece
+    // reaches ends the exchange at once.
+    let attackers = pos.all_attackers_to(m.to(), occ) & occ;
+    if (attackers & pos.pieces_of(!pos.side_to_move())).is_empty() {
+        return true;
+    }
+    resolve(pos, m.to(), swap, occ, attackers, least_valuable)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The previous, simpler implementation: the oracle of the faster one.
+    /// The previous, simpler form of what changed: the early exit by an
+    /// attack test, then every kind walked in `ORDER` for the least
+    /// valuable attacker. The oracle of the faster one.
     fn see_ge_reference(pos: &Position, m: Move, threshold: Value) -> bool {
-        let us = pos.side_to_move();
-        let to = m.to();
-        let (moved, mut occ) = if m.is_drop() {
-            (m.dropped(), pos.occupied().with(to))
-        } else {
-            let pt = pos.piece_on(m.from()).kind();
-            let after = if m.is_promotion() { pt.promote() } else { pt };
-            (after, (pos.occupied().without(m.from())).with(to))
+        let (swap, occ) = match first_move(pos, m, threshold) {
+            Ok(start) => start,
+            Err(settled) => return settled,
         };
-        let mut gain = if m.is_drop() || pos.piece_on(to).is_empty() {
-            0
-        } else {
-            capture_value(pos.piece_on(to).kind())
-        };
-        if m.is_promotion() {
-            let base = pos.piece_on(m.from()).kind();
-            gain += capture_value(moved) - capture_value(base);
-        }
-        let mut swap = gain - threshold;
-        if swap < 0 {
-            return false;
-        }
-        swap = capture_value(moved) - swap;
-        if swap <= 0 {
+        if !pos.attacks_square(!pos.side_to_move(), m.to(), occ) {
             return true;
         }
-        // Most moves searched go where no enemy piece can take (quiet moves
-        // and drops at SEE pruning): the cheap early-exit attack test settles
-        // them without the attackers of both colours.
-        if !pos.attacks_square(!us, to, occ) {
-            return true;
-        }
-        let mut attackers = pos.all_attackers_to(to, occ) & occ;
-        let mut stm = us;
-        let mut res = true;
-        loop {
-            stm = !stm;
-            attackers &= occ;
-            let mine = attackers & pos.pieces_of(stm);
-            if mine.is_empty() {
-                break;
-            }
-            res = !res;
-            let Some((pt, sq)) = ORDER.iter().find_map(|&pt| {
+        let attackers = pos.all_attackers_to(m.to(), occ) & occ;
+        resolve(pos, m.to(), swap, occ, attackers, |pos, mine| {
+            ORDER.iter().find_map(|&pt| {
                 let b = mine & pos.pieces_of_type(pt);
                 b.any().then(|| (pt, b.lsb()))
-            }) else {
-                break;
-            };
-            if pt == PieceType::King {
-                // The king may only take last: if the other side still attacks,
-                // the capture is illegal and the result flips back.
-                if (attackers & pos.pieces_of(!stm)).any() {
-                    res = !res;
-                }
-                break;
-            }
-            swap = capture_value(pt) - swap;
-            if swap < res as Value {
-                break;
-            }
-            occ = occ.without(sq);
-            attackers |= x_rays(pos, to, sq, occ) & occ;
-        }
-        res
+            })
+        })
     }
 
     fn mv(pos: &Position, s: &str) -> Move {
@@ -219,7 +198,6 @@ mod tests {
     #[test]
     fn agrees_with_the_reference() {
         use crate::movegen::{generate, GenType, MoveList};
-        let text = include_str!("../../tests/data/perft_random.tsv");
         let mut tested = 0;
         let mut check = |pos: &Position| {
             let mut moves = MoveList::new();
@@ -239,15 +217,7 @@ mod tests {
                 }
             }
         };
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let mut pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
-            check(&pos);
-            for &m in crate::movegen::legal_moves(&pos).clone().iter() {
-                pos.do_move(m);
-                check(&pos);
-                pos.undo_move(m);
-            }
-        }
+        crate::testing::for_random_positions_and_children(|pos| check(pos));
         assert!(tested > 100_000, "{tested}");
     }
 
