@@ -1482,10 +1482,9 @@ mod tests {
     /// move of the random perft positions and of their children.
     #[test]
     fn check_squares_agree_with_gives_check() {
-        let text = include_str!("../../tests/data/perft_random.tsv");
         let mut checked = 0;
         let mut checks = 0;
-        let mut agree = |pos: &Position| {
+        let agree = |pos: &mut Position| {
             let squares = pos.check_squares();
             for &m in crate::movegen::legal_moves(pos).iter() {
                 let expected = pos.gives_check(m);
@@ -1499,15 +1498,7 @@ mod tests {
                 checks += expected as usize;
             }
         };
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let mut pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
-            agree(&pos);
-            for &m in crate::movegen::legal_moves(&pos).clone().iter() {
-                pos.do_move(m);
-                agree(&pos);
-                pos.undo_move(m);
-            }
-        }
+        crate::testing::for_random_positions_and_children(agree);
         assert!(
             checked > 100_000 && checks > 1_000,
             "{checked} moves, {checks} checks"
@@ -1518,9 +1509,7 @@ mod tests {
     /// every square of the random perft positions.
     #[test]
     fn all_attackers_are_both_colours_attackers() {
-        let text = include_str!("../../tests/data/perft_random.tsv");
-        for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let pos = Position::from_sfen(line.split('\t').next().unwrap()).unwrap();
+        for pos in crate::testing::random_positions() {
             let occ = pos.occupied();
             for sq in (0..Square::NUM).map(Square::from_index) {
                 let both = pos.attackers_to(Color::Black, sq, occ)
