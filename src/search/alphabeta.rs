@@ -445,6 +445,27 @@ pub(crate) fn search<const PV: bool>(
         && ply >= 2
         && td.stack[ply - 2].static_eval != -INFINITE
         && static_eval > td.stack[ply - 2].static_eval;
+    // The opponent's last quiet move, judged by how the static value moved
+    // across it: a move that left us worse off than before is a good move
+    // of theirs (YaneuraOu's and Stockfish's `evalDiff`).
+    if params.eval_diff_history > 0
+        && !in_check
+        && !excluding
+        && ply >= 1
+        && !td.stack[ply - 1].in_check
+        && td.stack[ply - 1].static_eval != -INFINITE
+        && td.stack[ply - 1].current_move.is_some()
+        && td.stack[ply - 1].current_move != Move::NULL
+        && td.pos.captured_piece().is_empty()
+    {
+        let diff = (-(td.stack[ply - 1].static_eval + static_eval)).clamp(-214, 171) + 60;
+        let prev = td.stack[ply - 1].current_move;
+        td.history.main.update(
+            !td.pos.side_to_move(),
+            prev,
+            diff * params.eval_diff_history,
+        );
+    }
     let mut eval = static_eval;
     if let (Some(h), Some(v)) = (tt_hit, tt_value) {
         if !in_check && bound_refines(h.bound, v, eval) {
@@ -962,6 +983,7 @@ pub(crate) fn search<const PV: bool>(
     // moves for a quiet best move, captures always) a malus.
     if best_value >= beta && best_move.is_some() {
         let bonus = params.history_bonus(depth);
+        let malus = params.history_malus(depth);
         let quiet_best = !td.pos.is_capture(best_move)
             && (features.quiet_promotions || !best_move.is_promotion());
         if quiet_best {
@@ -976,7 +998,7 @@ pub(crate) fn search<const PV: bool>(
                 let best_key = piece_to(&td.pos, best_move);
                 update_quiet_histories(td, us, best_move, best_key, &keys, bonus);
                 for &(q, q_key) in &quiets_tried {
-                    update_quiet_histories(td, us, q, q_key, &keys, -bonus);
+                    update_quiet_histories(td, us, q, q_key, &keys, -malus);
                 }
             }
         } else if features.capture_history && td.pos.is_capture(best_move) {
@@ -987,7 +1009,7 @@ pub(crate) fn search<const PV: bool>(
         if features.capture_history {
             for &(c, c_key) in &captures_tried {
                 let victim = td.pos.piece_on(c.to()).kind();
-                td.history.capture.update(c_key, victim, -bonus);
+                td.history.capture.update(c_key, victim, -malus);
             }
         }
     }

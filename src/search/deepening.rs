@@ -107,8 +107,11 @@ pub(super) fn iterative_deepening(
             } else {
                 (-INFINITE, INFINITE)
             };
+            let mut failed_high = 0;
             loop {
-                let value = alphabeta::search::<true>(td, ctx, 0, alpha, beta, depth, false);
+                let reduce = ctx.options.params.aspiration_fail_high_reduce;
+                let search_depth = (depth - reduce * failed_high).max(1);
+                let value = alphabeta::search::<true>(td, ctx, 0, alpha, beta, search_depth, false);
                 // Stable sort keeps the order of equal moves: the best of the
                 // new iteration first, the lines already fixed in front.
                 td.root_moves[pv_index..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
@@ -119,9 +122,11 @@ pub(super) fn iterative_deepening(
                     report(td, ctx, reporter, pv_index, Bound::Upper);
                     beta = (alpha + beta) / 2;
                     alpha = (value - delta).max(-INFINITE);
+                    failed_high = 0;
                 } else if value >= beta {
                     report(td, ctx, reporter, pv_index, Bound::Lower);
                     beta = (value + delta).min(INFINITE);
+                    failed_high += 1;
                 } else {
                     break;
                 }

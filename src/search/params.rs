@@ -26,6 +26,11 @@ pub struct SearchParams {
     pub aspiration_delta: Value,
     /// Depth from which aspiration windows are used.
     pub aspiration_min_depth: i32,
+    /// 1: each fail high of the aspiration window searches the root a ply
+    /// shallower than the last (Stockfish's and YaneuraOu's
+    /// `failedHighCnt`), back to the full depth after a fail low; 0: every
+    /// re-search at the full depth.
+    pub aspiration_fail_high_reduce: i32,
     // -- Reverse futility (static null move)
     /// Deepest remaining depth where reverse futility applies.
     pub rfp_max_depth: i32,
@@ -138,6 +143,14 @@ pub struct SearchParams {
     pub history_bonus_lin: i32,
     /// See `history_bonus_mul`.
     pub history_bonus_max: i32,
+    /// The malus of a move searched before the cutoff move, in percent of
+    /// the cutoff bonus (YaneuraOu's is about 1.8 times its bonus: most
+    /// moves tried fail, and their histories drift below zero).
+    pub history_malus_pct: i32,
+    /// Weight of the static evaluation's change across the opponent's last
+    /// quiet move in that move's history (YaneuraOu's `evalDiff`, which it
+    /// weighs 10); 0: not used.
+    pub eval_diff_history: i32,
 }
 
 impl SearchParams {
@@ -145,6 +158,7 @@ impl SearchParams {
     pub const DEFAULT: SearchParams = SearchParams {
         aspiration_delta: 25,
         aspiration_min_depth: 4,
+        aspiration_fail_high_reduce: 0,
         rfp_max_depth: 7,
         rfp_margin: 120,
         nmp_min_depth: 3,
@@ -184,6 +198,8 @@ impl SearchParams {
         history_bonus_mul: 32,
         history_bonus_lin: 64,
         history_bonus_max: 2_000,
+        history_malus_pct: 100,
+        eval_diff_history: 0,
     };
 
     /// Quiet moves searched before the rest are cut: `(c + d²) / (2 −
@@ -191,6 +207,12 @@ impl SearchParams {
     #[inline]
     pub fn move_count_limit(&self, depth: i32, improving: bool) -> i32 {
         (self.mcp_base + depth * depth) / (2 - improving as i32)
+    }
+
+    /// Malus for a move searched before the cutoff move at `depth`.
+    #[inline]
+    pub fn history_malus(&self, depth: i32) -> i32 {
+        self.history_bonus(depth) * self.history_malus_pct / 100
     }
 
     /// Bonus for the move that caused a beta cutoff at `depth`.
@@ -250,6 +272,7 @@ macro_rules! tunables {
 tunables! {
     "AspirationDelta" aspiration_delta (5, 100, 5),
     "AspirationMinDepth" aspiration_min_depth (1, 10, 1),
+    "AspirationFailHighReduce" aspiration_fail_high_reduce (0, 1, 1),
     "RfpMaxDepth" rfp_max_depth (1, 14, 1),
     "RfpMargin" rfp_margin (30, 400, 15),
     "NmpMinDepth" nmp_min_depth (1, 8, 1),
@@ -289,6 +312,8 @@ tunables! {
     "HistoryBonusMul" history_bonus_mul (0, 128, 4),
     "HistoryBonusLin" history_bonus_lin (0, 256, 8),
     "HistoryBonusMax" history_bonus_max (200, 8000, 150),
+    "HistoryMalusPct" history_malus_pct (25, 400, 15),
+    "EvalDiffHistory" eval_diff_history (0, 40, 2),
 }
 
 // -- History -------------------------------------------------------------------
