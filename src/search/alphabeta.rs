@@ -458,6 +458,8 @@ pub(crate) fn search<const PV: bool>(
         && td.stack[ply - 1].current_move != Move::NULL
         && td.pos.captured_piece().is_empty()
     {
+        // YaneuraOu's bounds and offset: a large swing is as telling as
+        // a moderate one, and a quiet move is slightly favoured.
         let diff = (-(td.stack[ply - 1].static_eval + static_eval)).clamp(-214, 171) + 60;
         let prev = td.stack[ply - 1].current_move;
         td.history.main.update(

@@ -351,6 +351,17 @@ mod tests {
     /// The integer form of the LMR formula gives the reductions of the
     /// former floating-point constants (0.5 + ln d · ln m / 2.25).
     #[test]
+    fn the_malus_is_its_share_of_the_bonus() {
+        let mut p = SearchParams::DEFAULT;
+        for d in 1..20 {
+            assert_eq!(p.history_malus(d), p.history_bonus(d));
+        }
+        p.history_malus_pct = 180;
+        assert_eq!(p.history_malus(3), p.history_bonus(3) * 180 / 100);
+        assert!(p.history_malus(3) > p.history_bonus(3));
+    }
+
+    #[test]
     fn lmr_reduction_matches_the_formula() {
         let p = SearchParams::DEFAULT;
         for d in 1..64usize {
