@@ -454,14 +454,13 @@ pub(crate) fn search<const PV: bool>(
         && ply >= 1
         && !td.stack[ply - 1].in_check
         && td.stack[ply - 1].static_eval != -INFINITE
-        && td.stack[ply - 1].current_move.is_some()
-        && td.stack[ply - 1].current_move != Move::NULL
+        && td.pos.last_move() != Move::NULL
         && td.pos.captured_piece().is_empty()
     {
         // YaneuraOu's bounds and offset: a large swing is as telling as
         // a moderate one, and a quiet move is slightly favoured.
         let diff = (-(td.stack[ply - 1].static_eval + static_eval)).clamp(-214, 171) + 60;
-        let prev = td.stack[ply - 1].current_move;
+        let prev = td.pos.last_move();
         td.history.main.update(
             !td.pos.side_to_move(),
             prev,

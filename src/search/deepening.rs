@@ -107,9 +107,9 @@ pub(super) fn iterative_deepening(
             } else {
                 (-INFINITE, INFINITE)
             };
+            let reduce = ctx.options.params.aspiration_fail_high_reduce;
             let mut failed_high = 0;
             loop {
-                let reduce = ctx.options.params.aspiration_fail_high_reduce;
                 let search_depth = (depth - reduce * failed_high).max(1);
                 let value = alphabeta::search::<true>(td, ctx, 0, alpha, beta, search_depth, false);
                 // Stable sort keeps the order of equal moves: the best of the

@@ -348,8 +348,7 @@ mod tests {
         }
     }
 
-    /// The integer form of the LMR formula gives the reductions of the
-    /// former floating-point constants (0.5 + ln d · ln m / 2.25).
+    /// `HistoryMalusPct` scales the cutoff bonus: 100 is the bonus itself.
     #[test]
     fn the_malus_is_its_share_of_the_bonus() {
         let mut p = SearchParams::DEFAULT;
@@ -361,6 +360,8 @@ mod tests {
         assert!(p.history_malus(3) > p.history_bonus(3));
     }
 
+    /// The integer form of the LMR formula gives the reductions of the
+    /// former floating-point constants (0.5 + ln d · ln m / 2.25).
     #[test]
     fn lmr_reduction_matches_the_formula() {
         let p = SearchParams::DEFAULT;
