@@ -10,12 +10,15 @@ costs or buys in depth, before any game is played.
         --config EvalType=Material,SingularExtension=false
 
 The positions are the games of a match's `--records` cut at `--plies`
-(games shorter than a cut plus 5 plies skip it). Each configuration
+(games shorter than a cut plus 5 plies skip it), or with `--before-end`
+that many plies before each game's end (the endgame; games of 20 plies
+or fewer before the cut skip it). Each configuration
 (comma-separated `Name=Value` pairs on top of the `--option`s; an empty
 string for none) runs in one process: `usinewgame`, the position, `go
 nodes N`; a position's depth is that of its last `info` line with a PV
-that is not a bound. Printed: the positions, the mean depth and the wall
-time.
+that is not a bound. Searches ending on a mate score are left out of
+the mean (a proven mate stops the deepening early). Printed: the
+positions counted, the mean depth and the wall time.
 """
 
 import argparse
@@ -38,10 +41,31 @@ def mean_depth(engine_path, options, positions, nodes):
         engine.send(f"go nodes {nodes}")
         complete = [line for line in engine.wait_for("bestmove") if line.startswith("info")
                     and " depth " in line and " pv " in line and "bound" not in line]
+        if complete and " score mate " in complete[-1]:
+            continue
         depths.append(int(re.search(r" depth (\d+)", complete[-1]).group(1)) if complete else 0)
     elapsed = time.time() - start
     engine.quit()
-    return sum(depths) / len(depths), elapsed
+    return len(depths), sum(depths) / max(len(depths), 1), elapsed
+
+
+def positions_before_end(path, backs, games):
+    """`position ... moves ...` commands `backs` plies before the end of
+    each of the first `games` games of a `--records` file."""
+    out = []
+    for line in open(path):
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) < 2 or " moves " not in fields[1]:
+            continue
+        if games == 0:
+            break
+        games -= 1
+        head, moves = fields[1].split(" moves ", 1)
+        moves = moves.split()
+        for back in backs:
+            if len(moves) - back > 20:
+                out.append(head + " moves " + " ".join(moves[: len(moves) - back]))
+    return out
 
 
 def main():
@@ -49,21 +73,26 @@ def main():
     ap.add_argument("--records", required=True, help="match.py --records file")
     ap.add_argument("--games", type=int, default=40, help="games of it to take")
     ap.add_argument("--plies", default="30,50,70", help="where the games are cut")
+    ap.add_argument("--before-end", help="cut this many plies before each game's end instead (comma list)")
     ap.add_argument("--nodes", type=int, default=140000)
     ap.add_argument("--engine", required=True)
     ap.add_argument("--option", action="append", default=[], help="Name=Value for every run")
     ap.add_argument("--config", action="append", required=True,
                     help="Name=Value,... on top of the options ('' for none)")
     args = ap.parse_args()
-    plies = [int(p) for p in args.plies.split(",")]
-    positions = positions_from_records(args.records, plies, args.games)
+    if args.before_end:
+        backs = [int(b) for b in args.before_end.split(",")]
+        positions = positions_before_end(args.records, backs, args.games)
+    else:
+        plies = [int(p) for p in args.plies.split(",")]
+        positions = positions_from_records(args.records, plies, args.games)
     if not positions:
         raise SystemExit("no positions: are the games longer than the cuts?")
     base = parse_options(args.option)
     for config in args.config:
         extra = parse_options(o for o in config.split(",") if o)
-        depth, elapsed = mean_depth(args.engine, base + extra, positions, args.nodes)
-        print(f"{config or '(defaults)':50s} positions {len(positions)} "
+        counted, depth, elapsed = mean_depth(args.engine, base + extra, positions, args.nodes)
+        print(f"{config or '(defaults)':50s} positions {counted} of {len(positions)} "
               f"mean depth {depth:.2f} time {elapsed:.1f} s", flush=True)
 
 
