@@ -49,25 +49,6 @@ def mean_depth(engine_path, options, positions, nodes):
     return len(depths), sum(depths) / max(len(depths), 1), elapsed
 
 
-def positions_before_end(path, backs, games):
-    """`position ... moves ...` commands `backs` plies before the end of
-    each of the first `games` games of a `--records` file."""
-    out = []
-    for line in open(path):
-        fields = line.rstrip("\n").split("\t")
-        if len(fields) < 2 or " moves " not in fields[1]:
-            continue
-        if games == 0:
-            break
-        games -= 1
-        head, moves = fields[1].split(" moves ", 1)
-        moves = moves.split()
-        for back in backs:
-            if len(moves) - back > 20:
-                out.append(head + " moves " + " ".join(moves[: len(moves) - back]))
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--records", required=True, help="match.py --records file")
@@ -80,12 +61,9 @@ def main():
     ap.add_argument("--config", action="append", required=True,
                     help="Name=Value,... on top of the options ('' for none)")
     args = ap.parse_args()
-    if args.before_end:
-        backs = [int(b) for b in args.before_end.split(",")]
-        positions = positions_before_end(args.records, backs, args.games)
-    else:
-        plies = [int(p) for p in args.plies.split(",")]
-        positions = positions_from_records(args.records, plies, args.games)
+    cuts = args.before_end or args.plies
+    positions = positions_from_records(args.records, [int(c) for c in cuts.split(",")],
+                                       args.games, from_end=bool(args.before_end))
     if not positions:
         raise SystemExit("no positions: are the games longer than the cuts?")
     base = parse_options(args.option)

@@ -35,10 +35,11 @@ import re
 import subprocess
 
 
-def positions_from_records(path, plies, games=None):
+def positions_from_records(path, plies, games=None, from_end=False):
     """`position ... moves ...` commands: each game (the first `games`, or
     all) cut at each of `plies` (games shorter than a cut plus 5 plies skip
-    it)."""
+    it); with `from_end`, that many plies before the game's end (cuts at
+    ply 20 or earlier skipped)."""
     out = []
     taken = 0
     for line in open(path):
@@ -51,8 +52,9 @@ def positions_from_records(path, plies, games=None):
         head, moves = fields[1].split(" moves ", 1)
         moves = moves.split()
         for k in plies:
-            if len(moves) > k + 5:
-                out.append(head + " moves " + " ".join(moves[:k]))
+            cut = len(moves) - k if from_end else k
+            if (cut > 20) if from_end else (len(moves) > k + 5):
+                out.append(head + " moves " + " ".join(moves[:cut]))
     return out
 
 
