@@ -474,25 +474,63 @@ pub(crate) fn search<const PV: bool>(
         }
     }
 
+    // Step 5b. Hindsight depth (`HindsightDepth`): the parent's reduction
+    // judged by the static values. A much-reduced node whose opponent did
+    // not get worse is searched a ply deeper; a reduced node where both
+    // sides stand well (a quiet position) a ply shallower.
+    if params.hindsight_depth > 0 && !in_check && !excluding && ply >= 1 {
+        let prior_reduction = td.stack[ply - 1].reduction;
+        let parent_eval = td.stack[ply - 1].static_eval;
+        if prior_reduction > 0 && parent_eval != -INFINITE {
+            let opponent_worsening = static_eval > -parent_eval;
+            if prior_reduction >= 3 && !opponent_worsening {
+                depth += 1;
+            }
+            if prior_reduction >= 2
+                && depth >= 2
+                && static_eval + parent_eval > params.hindsight_margin
+            {
+                depth -= 1;
+            }
+        }
+    }
+
     if !PV && !in_check && !excluding {
+        // Step 5c. Razoring (`RazorBase`): far below alpha, only a capture
+        // could help; quiescence decides.
+        if params.razor_base > 0
+            && eval < alpha - params.razor_base - params.razor_per_depth_sq * depth * depth
+        {
+            return qsearch::<false>(td, ctx, ply, alpha, beta);
+        }
+
         // Step 6. Reverse futility: far above beta with little depth left,
-        // assume a quiet move keeps it there.
+        // assume a quiet move keeps it there. With `RfpBlend`, not when the
+        // hash move is quiet (a move that held here before), and the value
+        // returned lies between beta and eval.
+        let quiet_tt_move = tt_move.is_some() && !td.pos.is_capture(tt_move);
         if features.reverse_futility
             && !tt_pv_reduces
             && depth <= params.rfp_max_depth
             && eval - params.rfp_margin * (depth - improving as i32) >= beta
             && eval.abs() < MATE_IN_MAX_PLY
+            && (params.rfp_blend == 0 || !quiet_tt_move)
         {
             stats::count(counted, Event::ReverseFutility, entry_depth);
-            return eval;
+            return if params.rfp_blend == 0 {
+                eval
+            } else {
+                (2 * beta + eval) / 3
+            };
         }
 
         // Step 7. Null move: even passing keeps us above beta.
         if features.null_move
             && ply >= td.nmp_min_ply
             && depth >= params.nmp_min_depth
+            && (params.nmp_cut_only == 0 || cut_node)
             && eval >= beta
-            && static_eval >= beta
+            && static_eval >= beta + params.nmp_margin_base - params.nmp_margin_per_depth * depth
             && beta.abs() < MATE_IN_MAX_PLY
             && td.pos.last_move() != Move::NULL
         {
@@ -892,7 +930,9 @@ pub(crate) fn search<const PV: bool>(
                 Event::ReducedAtCut,
                 entry_depth,
             );
+            td.stack[ply].reduction = new_depth - d;
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
+            td.stack[ply].reduction = 0;
             // Re-search when the reduced search beats alpha: at the full
             // depth, or (`lmr_research_adjust`) a ply deeper or shallower
             // by how far it beat the best value (a clear gain is worth a

@@ -36,6 +36,10 @@ pub struct SearchParams {
     pub rfp_max_depth: i32,
     /// Margin per ply of depth.
     pub rfp_margin: Value,
+    /// 1: a reverse-futility cut returns `(2·beta + eval) / 3` instead of
+    /// `eval`, and is not taken when the hash move is quiet (Stockfish's
+    /// and YaneuraOu's); 0: `eval`, whatever the hash move.
+    pub rfp_blend: i32,
     // -- Null move
     /// Smallest depth for a null-move search.
     pub nmp_min_depth: i32,
@@ -46,6 +50,31 @@ pub struct SearchParams {
     /// Depth from which a null-move cutoff is verified by a reduced search
     /// with null moves disabled (guards against zugzwang-like positions).
     pub nmp_verify_depth: i32,
+    /// 1: null moves only at cut nodes (YaneuraOu's); 0: at every non-PV
+    /// node.
+    pub nmp_cut_only: i32,
+    /// The static value must reach `beta + nmp_margin_base −
+    /// nmp_margin_per_depth · depth` (YaneuraOu's 378 and 16); 0 and 0:
+    /// beta itself.
+    pub nmp_margin_base: Value,
+    /// See `nmp_margin_base`.
+    pub nmp_margin_per_depth: Value,
+    // -- Razoring
+    /// A non-PV node whose value lies below `alpha − razor_base −
+    /// razor_per_depth_sq · depth²` is settled by quiescence (YaneuraOu's
+    /// 502 and 306); 0: no razoring.
+    pub razor_base: Value,
+    /// See `razor_base`.
+    pub razor_per_depth_sq: Value,
+    // -- Hindsight depth
+    /// 1: a node whose parent reduced it by 3 plies or more searches a
+    /// ply deeper unless the opponent's position got worse, and one
+    /// reduced by 2 or more a ply shallower when the two static values
+    /// sum above `hindsight_margin` (both sides think they stand well:
+    /// a quiet position); 0: the depth as given.
+    pub hindsight_depth: i32,
+    /// See `hindsight_depth` (YaneuraOu's 173).
+    pub hindsight_margin: Value,
     // -- Internal iterative reduction
     /// Depth from which a node without a hash move is searched one ply
     /// shallower.
@@ -161,10 +190,18 @@ impl SearchParams {
         aspiration_fail_high_reduce: 0,
         rfp_max_depth: 7,
         rfp_margin: 120,
+        rfp_blend: 0,
         nmp_min_depth: 3,
         nmp_base_reduction: 3,
         nmp_depth_divisor: 3,
         nmp_verify_depth: 12,
+        nmp_cut_only: 0,
+        nmp_margin_base: 0,
+        nmp_margin_per_depth: 0,
+        razor_base: 0,
+        razor_per_depth_sq: 306,
+        hindsight_depth: 0,
+        hindsight_margin: 173,
         iir_min_depth: 4,
         futility_max_depth: 7,
         futility_base: 150,
@@ -275,10 +312,18 @@ tunables! {
     "AspirationFailHighReduce" aspiration_fail_high_reduce (0, 1, 1),
     "RfpMaxDepth" rfp_max_depth (1, 14, 1),
     "RfpMargin" rfp_margin (30, 400, 15),
+    "RfpBlend" rfp_blend (0, 1, 1),
     "NmpMinDepth" nmp_min_depth (1, 8, 1),
-    "NmpBaseReduction" nmp_base_reduction (1, 6, 1),
+    "NmpBaseReduction" nmp_base_reduction (1, 10, 1),
     "NmpDepthDivisor" nmp_depth_divisor (1, 8, 1),
     "NmpVerifyDepth" nmp_verify_depth (4, 40, 2),
+    "NmpCutOnly" nmp_cut_only (0, 1, 1),
+    "NmpMarginBase" nmp_margin_base (0, 800, 30),
+    "NmpMarginPerDepth" nmp_margin_per_depth (0, 60, 4),
+    "RazorBase" razor_base (0, 1500, 50),
+    "RazorPerDepthSq" razor_per_depth_sq (50, 800, 25),
+    "HindsightDepth" hindsight_depth (0, 1, 1),
+    "HindsightMargin" hindsight_margin (0, 600, 20),
     "IirMinDepth" iir_min_depth (2, 10, 1),
     "FutilityMaxDepth" futility_max_depth (1, 14, 1),
     "FutilityBase" futility_base (0, 500, 20),

@@ -48,6 +48,10 @@ pub(crate) struct Frame {
     /// The node is or was on a principal variation (its own PV flag or
     /// its hash entry's mark; Stockfish's `ttPv`).
     pub tt_pv: bool,
+    /// Plies the late-move reduction took from the move searched below
+    /// this ply while that reduced search runs (0 otherwise): the child
+    /// reads it to adjust its own depth (`HindsightDepth`).
+    pub reduction: i32,
 }
 
 /// Everything one search thread owns.
