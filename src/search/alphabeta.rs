@@ -773,6 +773,22 @@ pub(crate) fn search<const PV: bool>(
                     continue;
                 }
             }
+            // Capture futility (`CaptureFutilityBase`, YaneuraOu's 231 and
+            // 211 a ply): winning the piece, and a margin, still leaves the
+            // static value at or below alpha.
+            if params.capture_futility_base > 0
+                && capture
+                && !gives_check
+                && !in_check
+                && lmr_depth < 7
+                && static_eval
+                    + params.capture_futility_base
+                    + params.capture_futility_per_depth * lmr_depth.max(0)
+                    + capture_value(td.pos.piece_on(m.to()).kind())
+                    <= alpha
+            {
+                continue;
+            }
             // SEE: skip captures and quiet moves that lose material badly.
             // Checks too: a checking drop that simply loses the piece is no
             // threat, and positions full of pieces in hand have hundreds.

@@ -86,6 +86,13 @@ pub struct SearchParams {
     pub futility_base: Value,
     /// See `futility_base`.
     pub futility_per_depth: Value,
+    /// Futility of a capture (not a check): its victim's value plus
+    /// `capture_futility_base + capture_futility_per_depth · lmrDepth`
+    /// on the static value still at or below alpha (YaneuraOu's 231 and
+    /// 211); 0: captures are not pruned so.
+    pub capture_futility_base: Value,
+    /// See `capture_futility_base`.
+    pub capture_futility_per_depth: Value,
     // -- Move-count-based pruning (SEARCH_NOTES: 000/001)
     /// Deepest remaining depth for move-count pruning.
     pub mcp_max_depth: i32,
@@ -206,6 +213,8 @@ impl SearchParams {
         futility_max_depth: 7,
         futility_base: 150,
         futility_per_depth: 110,
+        capture_futility_base: 0,
+        capture_futility_per_depth: 211,
         mcp_max_depth: 6,
         mcp_base: 3,
         lmr_min_depth: 3,
@@ -328,6 +337,8 @@ tunables! {
     "FutilityMaxDepth" futility_max_depth (1, 14, 1),
     "FutilityBase" futility_base (0, 500, 20),
     "FutilityPerDepth" futility_per_depth (20, 400, 15),
+    "CaptureFutilityBase" capture_futility_base (0, 800, 25),
+    "CaptureFutilityPerDepth" capture_futility_per_depth (20, 500, 15),
     "McpMaxDepth" mcp_max_depth (1, 14, 1),
     "McpBase" mcp_base (0, 20, 1),
     "LmrMinDepth" lmr_min_depth (1, 8, 1),
