@@ -508,13 +508,12 @@ pub(crate) fn search<const PV: bool>(
         // assume a quiet move keeps it there. With `RfpBlend`, not when the
         // hash move is quiet (a move that held here before), and the value
         // returned lies between beta and eval.
-        let quiet_tt_move = tt_move.is_some() && !td.pos.is_capture(tt_move);
         if features.reverse_futility
             && !tt_pv_reduces
             && depth <= params.rfp_max_depth
             && eval - params.rfp_margin * (depth - improving as i32) >= beta
             && eval.abs() < MATE_IN_MAX_PLY
-            && (params.rfp_blend == 0 || !quiet_tt_move)
+            && (params.rfp_blend == 0 || !tt_move.is_some() || td.pos.is_capture(tt_move))
         {
             stats::count(counted, Event::ReverseFutility, entry_depth);
             return if params.rfp_blend == 0 {
