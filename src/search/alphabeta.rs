@@ -479,19 +479,16 @@ pub(crate) fn search<const PV: bool>(
     // not get worse is searched a ply deeper; a reduced node where both
     // sides stand well (a quiet position) a ply shallower.
     if params.hindsight_depth > 0 && !in_check && !excluding && ply >= 1 {
+        // A reduced parent was not in check (LMR skips such nodes), so its
+        // static value is a real one.
         let prior_reduction = td.stack[ply - 1].reduction;
         let parent_eval = td.stack[ply - 1].static_eval;
-        if prior_reduction > 0 && parent_eval != -INFINITE {
-            let opponent_worsening = static_eval > -parent_eval;
-            if prior_reduction >= 3 && !opponent_worsening {
-                depth += 1;
-            }
-            if prior_reduction >= 2
-                && depth >= 2
-                && static_eval + parent_eval > params.hindsight_margin
-            {
-                depth -= 1;
-            }
+        if prior_reduction >= 3 && static_eval <= -parent_eval {
+            depth += 1;
+        }
+        if prior_reduction >= 2 && depth >= 2 && static_eval + parent_eval > params.hindsight_margin
+        {
+            depth -= 1;
         }
     }
 
@@ -513,7 +510,7 @@ pub(crate) fn search<const PV: bool>(
             && depth <= params.rfp_max_depth
             && eval - params.rfp_margin * (depth - improving as i32) >= beta
             && eval.abs() < MATE_IN_MAX_PLY
-            && (params.rfp_blend == 0 || !tt_move.is_some() || td.pos.is_capture(tt_move))
+            && (params.rfp_blend == 0 || tt_move == Move::NONE || td.pos.is_capture(tt_move))
         {
             stats::count(counted, Event::ReverseFutility, entry_depth);
             return if params.rfp_blend == 0 {
