@@ -822,7 +822,7 @@ pub(crate) fn search<const PV: bool>(
         // twice as deep when far below. Otherwise: if even the other
         // moves reach beta, the node fails high at once (multi-cut); if
         // the hash move alone is expected to cut, it is searched
-        // shallower (negative extension).
+        // shallower (negative extension; `SeCutNegative`: at any cut node).
         let mut extension = 0;
         if features.singular_extension
             && !root
@@ -863,7 +863,9 @@ pub(crate) fn search<const PV: bool>(
                     } else if singular_beta >= beta {
                         return singular_beta;
                     } else if tv >= beta {
-                        extension = -1;
+                        extension = -params.se_negative;
+                    } else if cut_node {
+                        extension = -params.se_cut_negative;
                     }
                 }
             }

@@ -158,6 +158,11 @@ pub struct SearchParams {
     pub se_double_margin: Value,
     /// Most double extensions along one path.
     pub se_max_doubles: i32,
+    /// Plies the hash move loses when the other moves are not singular
+    /// but its own value reaches beta (YaneuraOu's 3).
+    pub se_negative: i32,
+    /// Plies it loses otherwise at a cut node (YaneuraOu's 2; 0: none).
+    pub se_cut_negative: i32,
     // -- Correction history
     /// Each correction table adds its entry (within ±1,024) divided by
     /// this to the static evaluation.
@@ -237,6 +242,8 @@ impl SearchParams {
         se_margin: 32,
         se_double_margin: 20,
         se_max_doubles: 0,
+        se_negative: 1,
+        se_cut_negative: 0,
         correction_divisor: 16,
         see_prune_max_depth: 6,
         see_capture_margin: 120,
@@ -361,6 +368,8 @@ tunables! {
     "SeMargin" se_margin (4, 128, 4),
     "SeDoubleMargin" se_double_margin (0, 200, 8),
     "SeMaxDoubles" se_max_doubles (0, 16, 1),
+    "SeNegative" se_negative (0, 4, 1),
+    "SeCutNegative" se_cut_negative (0, 3, 1),
     "CorrectionDivisor" correction_divisor (4, 64, 2),
     "SeePruneMaxDepth" see_prune_max_depth (1, 14, 1),
     "SeeCaptureMargin" see_capture_margin (20, 400, 15),
