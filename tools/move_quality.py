@@ -172,8 +172,12 @@ def candidate_moves(path, options, positions, nodes, warm):
     engine.wait_for("readyok")
     moves, depths = [], []
     for p in positions:
-        # As in a game: the engine's own last `warm` searches (every other
-        # ply) before this one, hash and histories kept.
+        # As a GUI starts a game: `isready` then `usinewgame` (YaneuraOu
+        # clears its hash and histories on the first, Ryuo on the second).
+        # Then, as in a game, the engine's own last `warm` searches (every
+        # other ply) before this one, hash and histories kept.
+        engine.send("isready")
+        engine.wait_for("readyok")
         engine.send("usinewgame")
         for k in range(warm, 0, -1):
             before = earlier(p, 2 * k)
