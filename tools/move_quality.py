@@ -17,9 +17,10 @@ REF_NODES` and each move a candidate chose that is not its own with `go
 nodes REF_NODES searchmoves <move>`; its scores are kept in `--cache`
 (JSON), so later runs only pay for moves not judged before. A
 candidate (`--engine` with the `--option`s and one `--config`) searches
-each position after `usinewgame` with `go nodes N`; with `--warm K` it
-first searches the same game 2K, 2K − 2, ..., 2 plies earlier (its own
-previous moves), as in a game, hash and histories kept. Printed for each:
+each position after `isready` and `usinewgame` with `go nodes N`; with
+`--warm K` it first searches the same game 2K, 2K − 2, ..., 2 plies
+earlier (its own previous moves), as in a game, hash and histories
+kept. Printed for each:
 the share of positions where it plays the reference's move, and its
 mean loss against the reference's best move, in centipawns (each loss
 capped at 1,000; a move scored above the best by the noise of the
@@ -166,19 +167,22 @@ def earlier(position, plies):
     return head + (" moves " + " ".join(moves[: len(moves) - plies]) if len(moves) > plies else "")
 
 
-def candidate_moves(path, options, positions, nodes, warm):
-    engine = Engine(path, options)
+def new_game(engine):
+    """As a GUI starts a game: `isready`, then `usinewgame` (YaneuraOu
+    clears its hash and histories on the first, Ryuo on the second)."""
     engine.send("isready")
     engine.wait_for("readyok")
+    engine.send("usinewgame")
+
+
+def candidate_moves(path, options, positions, nodes, warm):
+    engine = Engine(path, options)
     moves, depths = [], []
     for p in positions:
-        # As a GUI starts a game: `isready` then `usinewgame` (YaneuraOu
-        # clears its hash and histories on the first, Ryuo on the second).
-        # Then, as in a game, the engine's own last `warm` searches (every
-        # other ply) before this one, hash and histories kept.
-        engine.send("isready")
-        engine.wait_for("readyok")
-        engine.send("usinewgame")
+        # Each position in a new game; then, as in a game, the engine's
+        # own last `warm` searches (every other ply) before this one, hash
+        # and histories kept.
+        new_game(engine)
         for k in range(warm, 0, -1):
             before = earlier(p, 2 * k)
             if before is not None:

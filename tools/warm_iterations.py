@@ -17,7 +17,7 @@ import math
 import random
 import statistics
 
-from move_quality import Engine, earlier
+from move_quality import Engine, earlier, new_game
 
 
 def iteration_nodes(engine, position, go):
@@ -30,12 +30,6 @@ def iteration_nodes(engine, position, go):
         if f and f[0] == "info" and "depth" in f and "nodes" in f and "bound" not in line:
             nodes[int(f[f.index("depth") + 1])] = int(f[f.index("nodes") + 1])
     return nodes
-
-
-def new_game(engine):
-    engine.send("isready")
-    engine.wait_for("readyok")
-    engine.send("usinewgame")
 
 
 def main():
