@@ -17,7 +17,7 @@ import math
 import random
 import statistics
 
-from move_quality import Engine, earlier, new_game
+from move_quality import Engine, earlier, new_game, parse_options
 
 
 def iteration_nodes(engine, position, go):
@@ -46,7 +46,7 @@ def main():
     positions = sorted(json.load(open(args.cache)))
     random.Random(args.seed).shuffle(positions)
     positions = [p for p in positions if earlier(p, 2)][: args.count]
-    engine = Engine(args.engine, [tuple(o.split("=", 1)) for o in args.option])
+    engine = Engine(args.engine, parse_options(args.option))
     fresh_nodes, log_ratios = {}, {}
     for p in positions:
         new_game(engine)
