@@ -78,9 +78,7 @@ def score_of(lines):
     return value
 
 
-def run_search(engine, position, go, new_game=True):
-    if new_game:
-        engine.send("usinewgame")
+def run_search(engine, position, go):
     engine.send(position)
     engine.send(go)
     lines = engine.wait_for("bestmove")
@@ -132,6 +130,7 @@ class Reference:
                 if move is not None and (entry is None or move in entry["scores"]):
                     continue  # judged already, or a position the reference could not score
                 go = f"go nodes {self.nodes}" + (f" searchmoves {move}" if move else "")
+                engine.send("usinewgame")
                 best, value, _ = run_search(engine, position, go)
                 out.append((position, move, best, value))
             return out
@@ -186,8 +185,8 @@ def candidate_moves(path, options, positions, nodes, warm):
         for k in range(warm, 0, -1):
             before = earlier(p, 2 * k)
             if before is not None:
-                run_search(engine, before, f"go nodes {nodes}", new_game=False)
-        move, _, depth = run_search(engine, p, f"go nodes {nodes}", new_game=False)
+                run_search(engine, before, f"go nodes {nodes}")
+        move, _, depth = run_search(engine, p, f"go nodes {nodes}")
         moves.append(move)
         depths.append(depth)
     engine.quit()
