@@ -459,64 +459,6 @@ fn search_parity_switches_keep_the_search_sound() {
     }
 }
 
-/// YaneuraOu's history forms, off by default (`SearchParams`): each
-/// changes the tree of some bench position, still finds a short mate and
-/// plays legal lines.
-#[test]
-fn history_forms_change_the_tree_and_keep_the_mates() {
-    use ryuo::search::params::SearchParams;
-    let defaults = SearchParams::DEFAULT;
-    assert_eq!(
-        (
-            defaults.main_history_weight,
-            defaults.low_ply_history,
-            defaults.quiet_check_bonus,
-            defaults.continuation_plies
-        ),
-        (2, 0, 0, 0)
-    );
-    type Form = (&'static str, fn(&mut SearchParams));
-    let forms: [Form; 5] = [
-        ("MainHistoryMax", |p| p.main_history_max = 7_183),
-        ("MainHistoryWeight", |p| p.main_history_weight = 1),
-        ("LowPlyHistory", |p| p.low_ply_history = 64),
-        ("QuietCheckBonus", |p| p.quiet_check_bonus = 6_000),
-        ("ContinuationPlies", |p| p.continuation_plies = 1),
-    ];
-    let bench = include_str!("../src/bench.sfen");
-    let middle: Vec<&str> = bench
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .collect();
-    let run = |sfen: &str, depth: i32, params: SearchParams| {
-        let pos = Position::from_sfen(sfen).unwrap();
-        let mut searcher = Searcher::new(16);
-        let options = SearchOptions {
-            params,
-            ..SearchOptions::default()
-        };
-        let limits = Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        };
-        let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
-        assert_line_is_legal(&pos, &r.pv);
-        r
-    };
-    for (name, set) in forms {
-        let mut params = defaults;
-        set(&mut params);
-        let sfen = "k8/2s4g+P/5R3/9/9/9/9/9/8K b S 1";
-        let r = run(sfen, 5, params);
-        assert_eq!(mate_score(&r), Some(3), "{name}");
-        assert_mating_line(sfen, &r.pv, 3);
-        let changed = middle
-            .iter()
-            .any(|sfen| run(sfen, 8, params).nodes != run(sfen, 8, defaults).nodes);
-        assert!(changed, "{name} changes nothing");
-    }
-}
-
 /// Every search constant at the edge of its tuning range (all at their
 /// minimum, then all at their maximum, then each alone at either edge)
 /// still searches soundly: SPSA perturbs values up to these bounds, and a

@@ -3,9 +3,7 @@
 //! conditions spelled out (SEARCH_NOTES.md gives their origin).
 
 use super::correction::{pawn_key, MoveKeys};
-use super::history::{
-    piece_to, PawnHistory, QuietKeys, CONT_PLIES, LOW_PLIES, NO_LOW_PLY, NO_PAWN_SLOT, NO_PIECE_TO,
-};
+use super::history::{piece_to, PawnHistory, QuietKeys, NO_PAWN_SLOT, NO_PIECE_TO};
 use super::movepick::{drop_near_king, LateQuiets, MovePicker, Ordering as MoveOrdering};
 use super::params::*;
 use super::see::see_ge;
@@ -157,9 +155,9 @@ fn result_bound(best_value: Value, beta: Value, exact: bool) -> Bound {
 /// the continuation histories (`NO_PIECE_TO` before the root or with the
 /// technique switched off).
 #[inline]
-fn continuation_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> [usize; CONT_PLIES] {
+fn continuation_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> [usize; 3] {
     if !ctx.options.features.continuation_history {
-        return [NO_PIECE_TO; CONT_PLIES];
+        return [NO_PIECE_TO; 3];
     }
     let back = |n: usize| {
         if ply >= n {
@@ -168,11 +166,7 @@ fn continuation_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> [usize
             NO_PIECE_TO
         }
     };
-    if ctx.options.params.continuation_plies != 0 {
-        [back(1), back(2), back(4), back(3), back(6)]
-    } else {
-        [back(1), back(2), back(4), NO_PIECE_TO, NO_PIECE_TO]
-    }
+    [back(1), back(2), back(4)]
 }
 
 /// Rewards the quiet move `m` (key `to`) by `bonus` (a malus when
@@ -189,17 +183,8 @@ fn update_quiet_histories(
     bonus: i32,
 ) {
     td.history.main.update(us, m, bonus);
-    if keys.low_ply < LOW_PLIES {
-        let limit = td.history.main.limit();
-        // YaneuraOu's 761 of 1,024 of the bonus.
-        td.history
-            .low_ply
-            .update(keys.low_ply, m, bonus * 761 / 1024, limit);
-    }
-    for (&prev, &weight) in keys.cont.iter().zip(&td.history.cont_weights) {
-        td.history
-            .continuation
-            .update(prev, to, bonus * weight / 1024);
+    for &prev in &keys.cont {
+        td.history.continuation.update(prev, to, bonus);
     }
     let pawn_bonus = if bonus > 0 { bonus * 5 / 6 } else { bonus / 2 };
     td.history.pawn.update(keys.pawn_slot, to, pawn_bonus);
@@ -214,11 +199,6 @@ fn quiet_keys(td: &ThreadData, ctx: &SearchContext, ply: usize) -> QuietKeys {
             PawnHistory::slot(pawn_key(&td.pos))
         } else {
             NO_PAWN_SLOT
-        },
-        low_ply: if td.history.uses_low_ply() && ply < LOW_PLIES {
-            ply
-        } else {
-            NO_LOW_PLY
         },
     }
 }
@@ -662,7 +642,6 @@ pub(crate) fn search<const PV: bool>(
             keys,
             depth,
             quiet_promotions: features.quiet_promotions,
-            quiet_check_bonus: params.quiet_check_bonus,
         },
     );
     let mut best_value = -INFINITE;
@@ -951,7 +930,7 @@ pub(crate) fn search<const PV: bool>(
             }
             if quiet && features.history {
                 // Reduce less the moves the histories like, more the rest.
-                let stat = td.history.main_weight * td.history.main.get(us, m) + cont_score;
+                let stat = 2 * td.history.main.get(us, m) + cont_score;
                 r -= stat / params.lmr_history_divisor;
             }
             // At least one ply, at most new_depth; with LmrMinDepth 1, a

@@ -5,7 +5,7 @@
 //! move's record in positions with the same pawns).
 
 use crate::position::Position;
-use crate::search::params::{SearchParams, HISTORY_MAX};
+use crate::search::params::HISTORY_MAX;
 use crate::types::{Color, Move, Piece, PieceType, Square};
 
 /// The two killer moves of one ply: quiet moves (neither captures nor
@@ -39,15 +39,12 @@ const FROM_SLOTS: usize = 81 + 8;
 /// dropped kind) caused cutoffs, per side to move.
 pub struct ButterflyHistory {
     table: Box<[[[i16; 81]; FROM_SLOTS]; 2]>,
-    /// Gravity's bound (`SearchParams::main_history_max`).
-    limit: i32,
 }
 
 impl Default for ButterflyHistory {
     fn default() -> Self {
         ButterflyHistory {
             table: Box::new([[[0; 81]; FROM_SLOTS]; 2]),
-            limit: HISTORY_MAX,
         }
     }
 }
@@ -88,17 +85,10 @@ impl ButterflyHistory {
     /// Adds `bonus` (negative for a malus) with gravity.
     #[inline]
     pub fn update(&mut self, c: Color, m: Move, bonus: i32) {
-        apply_gravity(
+        apply_bonus(
             &mut self.table[c.index()][from_slot(m)][m.to().index()],
             bonus,
-            self.limit,
         );
-    }
-
-    /// Gravity's bound.
-    #[inline]
-    pub fn limit(&self) -> i32 {
-        self.limit
     }
 
     /// Forgets everything (new game).
@@ -107,58 +97,6 @@ impl ButterflyHistory {
             for row in side.iter_mut() {
                 row.fill(0);
             }
-        }
-    }
-}
-
-/// Plies from the root with a low-ply history row.
-pub const LOW_PLIES: usize = 5;
-
-/// The low-ply row of no ply (the technique off, or deeper than
-/// `LOW_PLIES`): one row past the real ones, never written, so it reads
-/// zero.
-pub const NO_LOW_PLY: usize = LOW_PLIES;
-
-/// Low-ply history (Stockfish's and YaneuraOu's): the butterfly history
-/// of the first plies of one search, renewed at each `go`. Near the root
-/// the same few positions recur at every iteration, so what cut there in
-/// this search orders the next iteration better than the game-long
-/// record, which mixes every earlier position.
-pub struct LowPlyHistory {
-    table: Box<[[[i16; 81]; FROM_SLOTS]; LOW_PLIES + 1]>,
-}
-
-impl Default for LowPlyHistory {
-    fn default() -> Self {
-        LowPlyHistory {
-            table: Box::new([[[0; 81]; FROM_SLOTS]; LOW_PLIES + 1]),
-        }
-    }
-}
-
-impl LowPlyHistory {
-    /// The score of `m` at the row `ply` (`NO_LOW_PLY` reads zero).
-    #[inline]
-    pub fn get(&self, ply: usize, m: Move) -> i32 {
-        self.table[ply][from_slot(m)][m.to().index()] as i32
-    }
-
-    /// Adds `bonus` with gravity within `limit`; nothing for `NO_LOW_PLY`.
-    #[inline]
-    pub fn update(&mut self, ply: usize, m: Move, bonus: i32, limit: i32) {
-        if ply < LOW_PLIES {
-            apply_gravity(
-                &mut self.table[ply][from_slot(m)][m.to().index()],
-                bonus,
-                limit,
-            );
-        }
-    }
-
-    /// Forgets everything (each `go`).
-    pub fn clear(&mut self) {
-        for row in self.table.iter_mut().flatten() {
-            row.fill(0);
         }
     }
 }
@@ -191,10 +129,6 @@ pub const NO_PIECE_TO: usize = 0;
 pub struct ContinuationHistory {
     table: Box<[i16]>,
 }
-
-/// Earlier moves whose continuation histories a quiet move has: one,
-/// two and four plies back, then three and six (`ContinuationPlies`).
-pub const CONT_PLIES: usize = 5;
 
 impl Default for ContinuationHistory {
     fn default() -> Self {
@@ -340,26 +274,23 @@ impl PawnHistory {
 /// What a quiet move's histories are looked up by, besides the move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuietKeys {
-    /// Keys of the moves one, two, four, three and six plies back
-    /// (`NO_PIECE_TO` where there is none or the ply is not used).
-    pub cont: [usize; CONT_PLIES],
+    /// Keys of the moves one, two and four plies back (`NO_PIECE_TO` where
+    /// there is none).
+    pub cont: [usize; 3],
     /// The pawn-history row of the position (`NO_PAWN_SLOT` when off).
     pub pawn_slot: usize,
-    /// The low-ply history row: the node's ply (`NO_LOW_PLY` when off
-    /// or deeper).
-    pub low_ply: usize,
 }
 
 impl QuietKeys {
-    /// No earlier move, no pawn structure, no low-ply row.
+    /// No earlier move, no pawn structure.
     pub const NONE: QuietKeys = QuietKeys {
-        cont: [NO_PIECE_TO; CONT_PLIES],
+        cont: [NO_PIECE_TO; 3],
         pawn_slot: NO_PAWN_SLOT,
-        low_ply: NO_LOW_PLY,
     };
 }
 
 /// Every history of one search thread.
+#[derive(Default)]
 pub struct Histories {
     /// Quiet moves by side, from and to.
     pub main: ButterflyHistory,
@@ -369,36 +300,6 @@ pub struct Histories {
     pub continuation: ContinuationHistory,
     /// Quiet moves by the pawn structure they were played in.
     pub pawn: PawnHistory,
-    /// Quiet moves at the first plies of this search.
-    pub low_ply: LowPlyHistory,
-    /// Weight of `main` in a quiet move's score
-    /// (`SearchParams::main_history_weight`).
-    pub main_weight: i32,
-    /// Weight of `low_ply` at the root, in eighths
-    /// (`SearchParams::low_ply_history`; 0: not kept).
-    pub low_ply_weight: i32,
-    /// Share of the bonus, in 1/1024, each continuation table learns
-    /// (`QuietKeys::cont`'s order).
-    pub cont_weights: [i32; CONT_PLIES],
-}
-
-/// `Histories::cont_weights` with `ContinuationPlies` off and on.
-const CONT_WEIGHTS: [[i32; CONT_PLIES]; 2] = [[1024; CONT_PLIES], [1157, 648, 576, 288, 441]];
-
-impl Default for Histories {
-    fn default() -> Self {
-        let params = SearchParams::DEFAULT;
-        Histories {
-            main: ButterflyHistory::default(),
-            capture: CaptureHistory::default(),
-            continuation: ContinuationHistory::default(),
-            pawn: PawnHistory::default(),
-            low_ply: LowPlyHistory::default(),
-            main_weight: params.main_history_weight,
-            low_ply_weight: params.low_ply_history,
-            cont_weights: CONT_WEIGHTS[0],
-        }
-    }
 }
 
 impl Histories {
@@ -408,35 +309,15 @@ impl Histories {
         self.capture.clear();
         self.continuation.clear();
         self.pawn.clear();
-        self.low_ply.clear();
-    }
-
-    /// Takes the search's constants and renews what lives for one search
-    /// only (the low-ply history).
-    pub fn begin_search(&mut self, params: &SearchParams) {
-        self.main.limit = params.main_history_max;
-        self.main_weight = params.main_history_weight;
-        self.low_ply_weight = params.low_ply_history;
-        self.cont_weights = CONT_WEIGHTS[(params.continuation_plies != 0) as usize];
-        if self.low_ply_weight > 0 {
-            self.low_ply.clear();
-        }
-    }
-
-    /// Whether the low-ply history is kept.
-    #[inline]
-    pub fn uses_low_ply(&self) -> bool {
-        self.low_ply_weight > 0
     }
 
     /// The ordering score of the quiet move `m` (key `to`) for side `c`:
-    /// the butterfly history at `main_weight` and the pawn history twice,
-    /// the continuation histories once (YaneuraOu's weights), and at the
-    /// first plies the low-ply history.
+    /// the butterfly and pawn histories twice, the continuation histories
+    /// once (YaneuraOu's weights).
     #[inline]
     pub fn quiet_score(&self, c: Color, m: Move, to: usize, keys: &QuietKeys) -> i32 {
         self.quiet_rows(c, keys)
-            .score::<true>(from_slot(m), m.to().index(), to)
+            .score(from_slot(m), m.to().index(), to)
     }
 
     /// The rows `quiet_score` reads for side `c` after the moves `keys`,
@@ -448,16 +329,12 @@ impl Histories {
         }
         QuietRows {
             main: &self.main.table[c.index()],
-            main_weight: self.main_weight,
-            low: &self.low_ply.table[keys.low_ply],
-            low_weight: if keys.low_ply < LOW_PLIES {
-                self.low_ply_weight / (1 + keys.low_ply as i32)
-            } else {
-                0
-            },
             pawn: row(&self.pawn.table, keys.pawn_slot),
-            cont: keys.cont.map(|k| row(&self.continuation.table, k)),
-            more_plies: keys.cont[3] != NO_PIECE_TO || keys.cont[4] != NO_PIECE_TO,
+            cont: [
+                row(&self.continuation.table, keys.cont[0]),
+                row(&self.continuation.table, keys.cont[1]),
+                row(&self.continuation.table, keys.cont[2]),
+            ],
         }
     }
 }
@@ -465,56 +342,31 @@ impl Histories {
 /// The history rows of one node's quiet moves (`Histories::quiet_rows`).
 pub struct QuietRows<'a> {
     main: &'a [[i16; 81]; FROM_SLOTS],
-    main_weight: i32,
-    low: &'a [[i16; 81]; FROM_SLOTS],
-    /// Eighths of the low-ply score added (0 off the first plies).
-    low_weight: i32,
     pawn: &'a [i16],
-    cont: [&'a [i16]; CONT_PLIES],
-    /// A continuation row of three or six plies back is in use.
-    more_plies: bool,
+    cont: [&'a [i16]; 3],
 }
 
 impl QuietRows<'_> {
     /// `quiet_score` of the board move `from`–`to` with `piece_to` key `key`.
     #[inline(always)]
-    pub fn board_move<const EXTENDED: bool>(&self, from: Square, to: Square, key: usize) -> i32 {
-        self.score::<EXTENDED>(from.index(), to.index(), key)
+    pub fn board_move(&self, from: Square, to: Square, key: usize) -> i32 {
+        self.score(from.index(), to.index(), key)
     }
 
     /// `quiet_score` of the drop of `pt` on `to` with `piece_to` key `key`.
     #[inline(always)]
-    pub fn drop<const EXTENDED: bool>(&self, pt: PieceType, to: Square, key: usize) -> i32 {
-        self.score::<EXTENDED>(81 + pt as usize, to.index(), key)
+    pub fn drop(&self, pt: PieceType, to: Square, key: usize) -> i32 {
+        self.score(81 + pt as usize, to.index(), key)
     }
 
-    /// Whether a term beyond the default ones may count: another
-    /// butterfly weight, the low-ply history, the continuation histories
-    /// of three and six plies back. Without, `score::<false>` gives the
-    /// same and reads less: these terms cost 5 % of the search's
-    /// instructions for nothing.
-    #[inline]
-    pub fn extended(&self) -> bool {
-        self.main_weight != 2 || self.low_weight != 0 || self.more_plies
-    }
-
-    /// The score of a move from `from_slot` to square index `to`;
-    /// `EXTENDED` as `extended` says.
+    /// The score of a move from `from_slot` to square index `to`.
     #[inline(always)]
-    pub fn score<const EXTENDED: bool>(&self, from_slot: usize, to: usize, key: usize) -> i32 {
-        let common = 2 * self.pawn[key] as i32
+    fn score(&self, from_slot: usize, to: usize, key: usize) -> i32 {
+        2 * self.main[from_slot][to] as i32
+            + 2 * self.pawn[key] as i32
             + self.cont[0][key] as i32
             + self.cont[1][key] as i32
-            + self.cont[2][key] as i32;
-        if EXTENDED {
-            common
-                + self.main_weight * self.main[from_slot][to] as i32
-                + ((self.low_weight * self.low[from_slot][to] as i32) >> 3)
-                + self.cont[3][key] as i32
-                + self.cont[4][key] as i32
-        } else {
-            common + 2 * self.main[from_slot][to] as i32
-        }
+            + self.cont[2][key] as i32
     }
 }
 
@@ -584,7 +436,7 @@ mod tests {
         h.continuation.update(NO_PIECE_TO, reply_key, 500);
         assert_eq!(h.continuation.get(NO_PIECE_TO, reply_key), 0);
         let mut keys = QuietKeys {
-            cont: [key, NO_PIECE_TO, NO_PIECE_TO, NO_PIECE_TO, NO_PIECE_TO],
+            cont: [key, NO_PIECE_TO, NO_PIECE_TO],
             ..QuietKeys::NONE
         };
         assert_eq!(h.quiet_score(Color::White, reply, reply_key, &keys), 500);
@@ -604,42 +456,6 @@ mod tests {
         assert_eq!(h.continuation.get(key, reply_key), 0);
         assert_eq!(h.capture.get(reply_key, PieceType::Pawn), 0);
         assert_eq!(h.pawn.get(slot, reply_key), 0);
-    }
-
-    /// The low-ply history adds its score, in eighths of its weight
-    /// divided by 1 + ply, at the first plies only, and each search
-    /// starts it afresh; the butterfly history keeps within its bound.
-    #[test]
-    fn low_ply_history_lives_for_one_search() {
-        let mut params = SearchParams::DEFAULT;
-        params.low_ply_history = 64;
-        params.main_history_max = 7_183;
-        let mut h = Histories::default();
-        h.begin_search(&params);
-        let m = mv(3);
-        let limit = h.main.limit();
-        assert_eq!(limit, 7_183);
-        h.low_ply.update(1, m, 800, limit);
-        assert_eq!(h.low_ply.get(1, m), 800);
-        let keys = QuietKeys {
-            low_ply: 1,
-            ..QuietKeys::NONE
-        };
-        // 64 / (1 + 1) = 32 eighths: four times the score.
-        assert_eq!(h.quiet_score(Color::Black, m, 0, &keys), 4 * 800);
-        assert_eq!(h.quiet_score(Color::Black, m, 0, &QuietKeys::NONE), 0);
-        h.low_ply.update(NO_LOW_PLY, m, 800, limit);
-        assert_eq!(h.low_ply.get(NO_LOW_PLY, m), 0);
-        for _ in 0..100 {
-            h.main.update(Color::Black, m, 2_000);
-        }
-        assert!((7_000..=7_183).contains(&h.main.get(Color::Black, m)));
-        h.begin_search(&params);
-        assert_eq!(h.low_ply.get(1, m), 0);
-        assert!(
-            h.main.get(Color::Black, m) > 0,
-            "the butterfly history carries"
-        );
     }
 
     #[test]

@@ -63,8 +63,6 @@ pub struct MovePicker {
     sort_limit: i32,
     /// Promotions to empty squares are quiet moves (see the module doc).
     quiet_promotions: bool,
-    /// See `Ordering::quiet_check_bonus`.
-    quiet_check_bonus: i32,
     /// No more quiet moves (killers included): `skip_quiets` was called.
     skip_quiets: bool,
     /// The move just given came from the good captures: its exchange is
@@ -153,13 +151,7 @@ pub struct Ordering {
     pub depth: i32,
     /// Promotions to empty squares are quiet moves (see the module doc).
     pub quiet_promotions: bool,
-    /// `SearchParams::quiet_check_bonus`.
-    pub quiet_check_bonus: i32,
 }
-
-/// A quiet move's direct check may lose this much by exchange and still
-/// earn the check bonus (YaneuraOu's 75).
-const CHECK_BONUS_SEE: i32 = -75;
 
 /// See `Ordering::depth`. Sorting every quiet move and drop cost 7 % of
 /// the search's time; most of them are never searched (move-count
@@ -189,7 +181,6 @@ impl MovePicker {
             keys: ordering.keys,
             sort_limit: -QUIET_SORT_LIMIT * ordering.depth,
             quiet_promotions: ordering.quiet_promotions,
-            quiet_check_bonus: ordering.quiet_check_bonus,
             skip_quiets: false,
             exchange_known_good: false,
             late: None,
@@ -227,7 +218,6 @@ impl MovePicker {
             keys: QuietKeys::NONE,
             sort_limit: 0,
             quiet_promotions,
-            quiet_check_bonus: 0,
             skip_quiets: false,
             exchange_known_good: false,
             late: None,
@@ -440,39 +430,17 @@ impl MovePicker {
 
     fn generate_scored(&mut self, pos: &Position, gen: GenType, history: &Histories) {
         let us = pos.side_to_move();
-        let rows = history.quiet_rows(us, &self.keys);
-        let check_bonus =
-            self.quiet_check_bonus != 0 && matches!(gen, GenType::Quiets | GenType::Drops);
-        if rows.extended() || check_bonus {
-            let checks = check_bonus.then(|| pos.check_squares());
-            let mut sink = ScoringSink::<true> {
-                list: &mut self.list,
-                pos,
-                history,
-                rows,
-                us,
-                use_history: self.use_history,
-                use_capture_history: self.use_capture_history,
-                quiet_promotions: self.quiet_promotions,
-                checks,
-                check_bonus: self.quiet_check_bonus,
-            };
-            generate_into(pos, gen, &mut sink);
-        } else {
-            let mut sink = ScoringSink::<false> {
-                list: &mut self.list,
-                pos,
-                history,
-                rows,
-                us,
-                use_history: self.use_history,
-                use_capture_history: self.use_capture_history,
-                quiet_promotions: self.quiet_promotions,
-                checks: None,
-                check_bonus: 0,
-            };
-            generate_into(pos, gen, &mut sink);
-        }
+        let mut sink = ScoringSink {
+            list: &mut self.list,
+            pos,
+            history,
+            rows: history.quiet_rows(us, &self.keys),
+            us,
+            use_history: self.use_history,
+            use_capture_history: self.use_capture_history,
+            quiet_promotions: self.quiet_promotions,
+        };
+        generate_into(pos, gen, &mut sink);
     }
 }
 
@@ -481,10 +449,8 @@ impl MovePicker {
 /// key found once per batch. Captures first by the victim, well above
 /// every history score, then by the capture history (or the cheaper
 /// attacker: MVV-LVA); promotions (unless quiet) by the gain; quiet
-/// moves and drops by `Histories::quiet_score` (`EXTENDED`: with the
-/// terms that are off by default, `QuietRows::extended`, and the check
-/// bonus).
-struct ScoringSink<'a, const EXTENDED: bool> {
+/// moves and drops by `Histories::quiet_score`.
+struct ScoringSink<'a> {
     list: &'a mut ArrayVec<Scored, MAX_MOVES>,
     pos: &'a Position,
     history: &'a Histories,
@@ -493,27 +459,9 @@ struct ScoringSink<'a, const EXTENDED: bool> {
     use_history: bool,
     use_capture_history: bool,
     quiet_promotions: bool,
-    /// The squares that check, when quiet checks earn `check_bonus`.
-    checks: Option<CheckSquares>,
-    check_bonus: i32,
 }
 
-impl<const EXTENDED: bool> ScoringSink<'_, EXTENDED> {
-    /// `check_bonus` if the quiet move `m`, `moved` on arrival, checks
-    /// directly and holds its exchange within `CHECK_BONUS_SEE`.
-    #[inline(always)]
-    fn check_score(&self, m: Move, moved: PieceType, to: Square) -> i32 {
-        if !EXTENDED {
-            return 0;
-        }
-        match &self.checks {
-            Some(c) if c.squares(moved).contains(to) && see_ge(self.pos, m, CHECK_BONUS_SEE) => {
-                self.check_bonus
-            }
-            _ => 0,
-        }
-    }
-
+impl ScoringSink<'_> {
     /// The score of the board move `m` of `moved` (the piece as it stands
     /// after the move) to `to`.
     #[inline(always)]
@@ -532,15 +480,14 @@ impl<const EXTENDED: bool> ScoringSink<'_, EXTENDED> {
             let pt = self.pos.piece_on(m.from()).kind();
             500_000 + piece_value(pt.promote()) - piece_value(pt)
         } else if self.use_history {
-            self.rows.board_move::<EXTENDED>(m.from(), to, key)
-                + self.check_score(m, moved.kind(), to)
+            self.rows.board_move(m.from(), to, key)
         } else {
             0
         }
     }
 }
 
-impl<const EXTENDED: bool> MoveSink for ScoringSink<'_, EXTENDED> {
+impl MoveSink for ScoringSink<'_> {
     #[inline(always)]
     fn push_all(&mut self, from: Square, targets: Bitboard, promote: bool) {
         let pc = self.pos.piece_on(from);
@@ -578,14 +525,16 @@ impl<const EXTENDED: bool> MoveSink for ScoringSink<'_, EXTENDED> {
     fn push_drops(&mut self, kinds: &[PieceType], targets: Bitboard) {
         for to in targets {
             for &pt in kinds {
-                let mv = Move::drop(pt, to);
                 let score = if self.use_history {
                     let key = Piece::new(self.us, pt).index() * 81 + to.index();
-                    self.rows.drop::<EXTENDED>(pt, to, key) + self.check_score(mv, pt, to)
+                    self.rows.drop(pt, to, key)
                 } else {
                     0
                 };
-                self.list.push(Scored { mv, score });
+                self.list.push(Scored {
+                    mv: Move::drop(pt, to),
+                    score,
+                });
             }
         }
     }
@@ -624,15 +573,8 @@ mod tests {
         let mut all = MoveList::new();
         generate(&pos, GenType::All, &mut all);
         let keys = QuietKeys {
-            cont: [
-                piece_to(&pos, all[3]),
-                piece_to(&pos, all[7]),
-                1_000,
-                1_100,
-                1_200,
-            ],
+            cont: [piece_to(&pos, all[3]), piece_to(&pos, all[7]), 1_000],
             pawn_slot: 17,
-            low_ply: crate::search::history::NO_LOW_PLY,
         };
         let mut history = Histories::default();
         for (i, &m) in all.iter().enumerate() {
@@ -675,8 +617,6 @@ mod tests {
                     + cont(0)
                     + cont(1)
                     + cont(2)
-                    + cont(3)
-                    + cont(4)
             };
             assert_eq!(s.score, expect, "{}", m.to_usi());
         }
@@ -717,49 +657,6 @@ mod tests {
         assert!(passed > 1000, "{passed}");
     }
 
-    /// `QuietCheckBonus` lifts exactly the quiet moves and drops that
-    /// check directly (not by discovery) and hold their exchange within
-    /// a pawn's worth, and nothing else.
-    #[test]
-    fn the_check_bonus_goes_to_safe_direct_checks() {
-        let mut checks = 0;
-        for pos in std::iter::once(middle_game()).chain(crate::testing::random_positions()) {
-            if pos.in_check() {
-                continue;
-            }
-            let scores = |bonus: i32| {
-                let mut p = picker(&pos);
-                p.quiet_check_bonus = bonus;
-                let history = Histories::default();
-                for gen in [GenType::CapturesPromotions, GenType::Quiets, GenType::Drops] {
-                    p.generate_scored(&pos, gen, &history);
-                }
-                p.list.iter().map(|s| (s.mv, s.score)).collect::<Vec<_>>()
-            };
-            let cs = pos.check_squares();
-            for ((m, with), (_, without)) in scores(5_000).into_iter().zip(scores(0)) {
-                let quiet = !pos.is_capture(m) && !m.is_promotion();
-                let direct = pos.gives_check(m) && {
-                    let kind = if m.is_drop() {
-                        m.dropped()
-                    } else {
-                        pos.moved_piece(m).kind()
-                    };
-                    cs.squares(kind).contains(m.to())
-                };
-                let earns = quiet && direct && see_ge(&pos, m, CHECK_BONUS_SEE);
-                checks += earns as usize;
-                assert_eq!(
-                    with - without,
-                    if earns { 5_000 } else { 0 },
-                    "{}",
-                    m.to_usi()
-                );
-            }
-        }
-        assert!(checks > 10, "{checks}");
-    }
-
     fn picker(pos: &Position) -> MovePicker {
         let ordering = Ordering {
             killer_slots: 2,
@@ -768,7 +665,6 @@ mod tests {
             keys: QuietKeys::NONE,
             depth: 3,
             quiet_promotions: false,
-            quiet_check_bonus: 0,
         };
         MovePicker::new(pos, Move::NONE, Killers::default(), ordering)
     }

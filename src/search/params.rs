@@ -192,27 +192,6 @@ pub struct SearchParams {
     /// quiet move in that move's history (YaneuraOu's `evalDiff`, which it
     /// weighs 10); 0: not used.
     pub eval_diff_history: i32,
-    /// Bound of the butterfly history (gravity keeps it within ±this):
-    /// the smaller, the faster it forgets (YaneuraOu's 7,183, against
-    /// 30,000 for its continuation histories).
-    pub main_history_max: i32,
-    /// Weight of the butterfly history in a quiet move's ordering score
-    /// and in its reduction's history term (YaneuraOu's 2).
-    pub main_history_weight: i32,
-    /// Weight, in eighths at the root (divided by 1 + ply below it), of
-    /// the low-ply history: the quiet moves' record at the first five
-    /// plies of this search only, renewed at each `go` (YaneuraOu's 64
-    /// eighths); 0: not kept.
-    pub low_ply_history: i32,
-    /// Ordering bonus of a quiet move or drop that checks directly and
-    /// loses at most a pawn's worth by exchange (YaneuraOu's 16,384);
-    /// 0: none.
-    pub quiet_check_bonus: i32,
-    /// 1: the continuation histories also of the moves three and six
-    /// plies back, each ply's table learning at YaneuraOu's share of
-    /// the bonus (1, 2, 3, 4, 6 plies: 1157, 648, 288, 576, 441 of
-    /// 1,024); 0: one, two and four plies back at the full bonus.
-    pub continuation_plies: i32,
 }
 
 impl SearchParams {
@@ -274,11 +253,6 @@ impl SearchParams {
         history_bonus_max: 2_000,
         history_malus_pct: 100,
         eval_diff_history: 0,
-        main_history_max: HISTORY_MAX,
-        main_history_weight: 2,
-        low_ply_history: 0,
-        quiet_check_bonus: 0,
-        continuation_plies: 0,
     };
 
     /// Quiet moves searched before the rest are cut: `(c + d²) / (2 −
@@ -405,11 +379,6 @@ tunables! {
     "HistoryBonusMax" history_bonus_max (200, 8000, 150),
     "HistoryMalusPct" history_malus_pct (25, 400, 15),
     "EvalDiffHistory" eval_diff_history (0, 40, 2),
-    "MainHistoryMax" main_history_max (2000, 16384, 500),
-    "MainHistoryWeight" main_history_weight (0, 4, 1),
-    "LowPlyHistory" low_ply_history (0, 128, 8),
-    "QuietCheckBonus" quiet_check_bonus (0, 40000, 2000),
-    "ContinuationPlies" continuation_plies (0, 1, 1),
 }
 
 // -- History -------------------------------------------------------------------

@@ -375,7 +375,6 @@ impl Searcher {
                 fill_lmr_table(&mut td.lmr, &options.params);
                 td.lmr_params = options.params;
             }
-            td.history.begin_search(&options.params);
             td.nodes = 0;
             td.stopped = false;
             td.soft_deadline = None;
