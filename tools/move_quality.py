@@ -78,10 +78,15 @@ def score_of(lines):
     return value
 
 
-def run_search(engine, position, go):
+def search_lines(engine, position, go):
+    """One search: its output up to and including `bestmove`."""
     engine.send(position)
     engine.send(go)
-    lines = engine.wait_for("bestmove")
+    return engine.wait_for("bestmove")
+
+
+def run_search(engine, position, go):
+    lines = search_lines(engine, position, go)
     return lines[-1].split()[1], score_of(lines), depth_of(lines)
 
 

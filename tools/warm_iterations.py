@@ -17,15 +17,13 @@ import math
 import random
 import statistics
 
-from move_quality import Engine, earlier, new_game, parse_options
+from move_quality import Engine, earlier, new_game, parse_options, search_lines
 
 
 def iteration_nodes(engine, position, go):
     """{depth: nodes} of the exact `info` lines of one search."""
-    engine.send(position)
-    engine.send(go)
     nodes = {}
-    for line in engine.wait_for("bestmove"):
+    for line in search_lines(engine, position, go):
         f = line.split()
         if f and f[0] == "info" and "depth" in f and "nodes" in f and "bound" not in line:
             nodes[int(f[f.index("depth") + 1])] = int(f[f.index("nodes") + 1])
