@@ -432,6 +432,7 @@ fn search_parity_switches_keep_the_search_sound() {
         "FutilityBestValue",
         "SeeByReducedDepth",
         "ReducedDepthPruning",
+        "HistoryPruning",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN
         .into_iter()

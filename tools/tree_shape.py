@@ -18,13 +18,18 @@ N`) in one process, and its counts are summed over the positions: each
 lines `stats depth D key value key value ...` to stderr when it quits
 (Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null,
 probcut, lmr (moves searched reduced first), research (of those, the
-ones searched again deeper), and lmr_cut and research_cut (the same at
-cut nodes only), counted at non-PV nodes not in check;
+ones searched again deeper), lmr_cut and research_cut (the same at
+cut nodes only), and cut, cut1 and cutidx (fail highs in the loop, by
+the first move, the sum of the cutting moves' numbers), counted at
+non-PV nodes not in check;
 README, "The shape of the tree", says how YaneuraOu's counts were had).
 Printed per depth: the nodes, the share of them that reach the move
 loop, the moves searched per node in the loop, each other count as a
 share of the nodes, except lmr (a share of the moves), research and
-lmr_cut (shares of lmr) and research_cut (a share of lmr_cut). Also
+lmr_cut (shares of lmr), research_cut (a share of lmr_cut), cut (the
+nodes of the loop a move failed high at, a share of loop), cut1 (those
+by the first move searched, a share of cut) and cutidx (the cutting
+move's mean number in the move count: move ordering's quality). Also
 the mean depth of the last completed iteration (YaneuraOu needs
 `PvInterval=0` for it: otherwise a search this short writes only its
 last line, often a bound).
@@ -122,18 +127,24 @@ def run(command, options, positions, nodes):
 
 
 # Counts shown as a share of another count than the nodes.
-SHARE_OF = {"lmr": "moves", "research": "lmr", "lmr_cut": "lmr", "research_cut": "lmr_cut"}
+SHARE_OF = {"lmr": "moves", "research": "lmr", "lmr_cut": "lmr", "research_cut": "lmr_cut",
+            "cut": "loop", "cut1": "cut", "mtact": "moves", "mcheck": "moves", "mdrop": "moves"}
+# Sums shown as a mean per another count (not a percentage).
+MEAN_OF = {"cutidx": "cut"}
 
 
 def table(name, depths, rows):
     keys = [k for k in next(iter(rows.values())) if k not in ("nodes", "loop", "moves")]
     print(f"{name}: mean depth {sum(depths) / len(depths):.2f} over {len(depths)} positions")
-    print("depth      nodes  loop %  moves/loop  " + "  ".join(f"{k + ' %':>9}" for k in keys))
+    print("depth      nodes  loop %  moves/loop  "
+          + "  ".join(f"{k if k in MEAN_OF else k + ' %':>9}" for k in keys))
     for d in sorted(rows):
         r = rows[d]
         n = max(1, r["nodes"])
-        cells = "  ".join(f"{100 * r.get(k, 0) / max(1, r.get(SHARE_OF.get(k, 'nodes'), 0)):9.1f}"
-                          for k in keys)
+        cells = "  ".join(
+            f"{r.get(k, 0) / max(1, r.get(MEAN_OF[k], 0)):9.2f}" if k in MEAN_OF else
+            f"{100 * r.get(k, 0) / max(1, r.get(SHARE_OF.get(k, 'nodes'), 0)):9.1f}"
+            for k in keys)
         print(f"{d:5d} {r['nodes']:10d} {100 * r['loop'] / n:7.1f} "
               f"{r['moves'] / max(1, r['loop']):11.2f}  {cells}")
     print()

@@ -23,8 +23,20 @@ use std::sync::atomic::Ordering;
 /// our `HISTORY_MAX`, so the same divisor moves the depth half as far).
 const FUTILITY_HISTORY_DIVISOR: i32 = 3_576;
 
-/// `SeeByReducedDepth`: a quiet move may lose this times its reduced
-/// depth squared (YaneuraOu's 25).
+/// `HistoryPruning`'s futility value of a quiet move: the static value
+/// plus this, plus `HP_FUTILITY_NO_BEST` while no move has raised alpha,
+/// plus `HP_FUTILITY_PER_DEPTH` a ply of its reduced depth, plus
+/// `HP_FUTILITY_ABOVE_ALPHA` when the static value is above alpha
+/// (YaneuraOu's 42, 151, 120 and 86); applied below a reduced depth of
+/// `HP_FUTILITY_MAX_DEPTH` (its 13).
+const HP_FUTILITY_BASE: Value = 42;
+const HP_FUTILITY_NO_BEST: Value = 151;
+const HP_FUTILITY_PER_DEPTH: Value = 120;
+const HP_FUTILITY_ABOVE_ALPHA: Value = 86;
+const HP_FUTILITY_MAX_DEPTH: i32 = 13;
+
+/// `SeeByReducedDepth` and `HistoryPruning`: a quiet move may lose this
+/// times its reduced depth squared (YaneuraOu's 25).
 const SEE_QUIET_PER_DEPTH_SQ: Value = 25;
 
 /// `SeeByReducedDepth`: a capture, promotion or check may lose this per
@@ -730,10 +742,47 @@ pub(crate) fn search<const PV: bool>(
             // How well this quiet move did as a reply, with the pawn
             // structure's history: read only where a rule asks.
             let reply_score = || cont_score + td.history.pawn.get(keys.pawn_slot, key);
+            // `HistoryPruning` (YaneuraOu's and Stockfish's rule for quiet
+            // moves, at any depth): the move is judged at the depth its
+            // reduction would leave it, moved by its histories, so a move
+            // the histories dislike is cut however deep the node, one they
+            // like keeps its margin. It replaces the three rules below for
+            // the moves it judges.
+            let history_judged = features.history_pruning && quiet && !gives_check && !in_check;
+            if history_judged {
+                let tt_pv = td.stack[ply].tt_pv;
+                let reply = reply_score();
+                if reply < -params.history_prune_margin * depth {
+                    continue;
+                }
+                let history = reply + td.history.main.get(us, m);
+                let reduced_depth = new_depth
+                    - yo_base_reduction(depth, move_count, improving, PV, tt_pv) / 1024
+                    + history / params.history_prune_divisor;
+                let futility_value = static_eval
+                    + HP_FUTILITY_BASE
+                    + HP_FUTILITY_NO_BEST * (!best_move.is_some()) as i32
+                    + HP_FUTILITY_PER_DEPTH * reduced_depth
+                    + HP_FUTILITY_ABOVE_ALPHA * (static_eval > alpha) as i32;
+                if reduced_depth < HP_FUTILITY_MAX_DEPTH && futility_value <= alpha {
+                    if best_value <= futility_value
+                        && best_value.abs() < MATE_IN_MAX_PLY
+                        && futility_value.abs() < MATE_IN_MAX_PLY
+                    {
+                        best_value = futility_value;
+                    }
+                    continue;
+                }
+                let d = reduced_depth.max(0);
+                if !see_ge(&td.pos, m, -SEE_QUIET_PER_DEPTH_SQ * d * d) {
+                    continue;
+                }
+            }
             // Continuation-history pruning: a quiet move that has kept
             // failing as the reply to the last two moves (and in this pawn
             // structure), at low depth.
             if features.continuation_history
+                && !history_judged
                 && !in_check
                 && quiet
                 && !gives_check
@@ -751,6 +800,7 @@ pub(crate) fn search<const PV: bool>(
             // Futility: a quiet move at a frontier node cannot lift a
             // hopeless static eval to alpha.
             if features.futility
+                && !history_judged
                 && !in_check
                 && quiet
                 && !gives_check
@@ -788,7 +838,7 @@ pub(crate) fn search<const PV: bool>(
             // SEE: skip captures and quiet moves that lose material badly.
             // Checks too: a checking drop that simply loses the piece is no
             // threat, and positions full of pieces in hand have hundreds.
-            if features.see_pruning {
+            if features.see_pruning && !history_judged {
                 let threshold = if !features.see_by_reduced_depth {
                     (!PV && depth <= params.see_prune_max_depth)
                         .then(|| -params.see_capture_margin * depth)
@@ -912,6 +962,17 @@ pub(crate) fn search<const PV: bool>(
         };
         let nodes_before = td.nodes;
         stats::count(counted, Event::Move, entry_depth);
+        stats::count(counted && !quiet, Event::MoveTactical, entry_depth);
+        stats::count(
+            counted && quiet && gives_check,
+            Event::MoveCheck,
+            entry_depth,
+        );
+        stats::count(
+            counted && quiet && !gives_check && m.is_drop(),
+            Event::MoveDrop,
+            entry_depth,
+        );
         td.pos.do_move(m);
         let mut value;
         if reducible {
@@ -1013,6 +1074,9 @@ pub(crate) fn search<const PV: bool>(
                     update_pv(td, ply, m);
                 }
                 if value >= beta {
+                    stats::count(counted, Event::Cutoff, entry_depth);
+                    stats::count(counted && move_count == 1, Event::CutoffFirst, entry_depth);
+                    stats::count_by(counted, Event::CutoffIndex, entry_depth, move_count as u64);
                     break;
                 }
                 alpha = value;

@@ -120,6 +120,14 @@ pub struct Features {
     /// 3576`): a move the histories like keeps more margin, one they
     /// dislike loses it sooner.
     pub history_futility: bool,
+    /// Quiet moves pruned as YaneuraOu and Stockfish do, at every depth:
+    /// by their continuation and pawn histories alone when far below
+    /// zero, then by futility and SEE at the depth their reduction would
+    /// leave them, moved by all their histories
+    /// (`HistoryPruneMargin`, `HistoryPruneDivisor`); it takes the place
+    /// of continuation-history pruning, futility and SEE pruning for the
+    /// quiet moves that do not check.
+    pub history_pruning: bool,
     /// A quiet move cut by futility raises the node's best value to the
     /// futility value (Stockfish's and YaneuraOu's): the move might have
     /// scored that much, so a node that fails low says so, not less.
@@ -187,6 +195,7 @@ impl Default for Features {
             fail_high_average: false,
             full_window_fail_high: false,
             history_futility: false,
+            history_pruning: false,
             futility_best_value: false,
             see_by_reduced_depth: false,
             reduced_depth_pruning: false,
@@ -204,7 +213,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 16] = [
+    pub const OPT_IN: [(&'static str, Switch); 17] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -221,6 +230,7 @@ impl Features {
         ("FailHighAverage", |f, on| f.fail_high_average = on),
         ("FullWindowFailHigh", |f, on| f.full_window_fail_high = on),
         ("HistoryFutility", |f, on| f.history_futility = on),
+        ("HistoryPruning", |f, on| f.history_pruning = on),
         ("FutilityBestValue", |f, on| f.futility_best_value = on),
         ("SeeByReducedDepth", |f, on| f.see_by_reduced_depth = on),
         ("ReducedDepthPruning", |f, on| f.reduced_depth_pruning = on),

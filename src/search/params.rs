@@ -141,6 +141,14 @@ pub struct SearchParams {
     /// A quiet move is skipped when its continuation score is below
     /// `-cont_prune_margin · depth`.
     pub cont_prune_margin: i32,
+    /// `HistoryPruning`: a quiet move is skipped when its continuation
+    /// and pawn histories sum below `-history_prune_margin · depth`
+    /// (YaneuraOu's 4,097 on tables about twice as wide as ours).
+    pub history_prune_margin: i32,
+    /// `HistoryPruning`: history points (continuation, pawn and main
+    /// together) worth a ply of the reduced depth (YaneuraOu's 3,220 on
+    /// its scale).
+    pub history_prune_divisor: i32,
     // -- ProbCut
     /// Smallest depth for ProbCut.
     pub probcut_min_depth: i32,
@@ -235,6 +243,8 @@ impl SearchParams {
         lmr_max_extension: 0,
         cont_prune_max_depth: 4,
         cont_prune_margin: 4_000,
+        history_prune_margin: 2_200,
+        history_prune_divisor: 1_760,
         probcut_min_depth: 5,
         probcut_margin: 200,
         probcut_improving: 50,
@@ -361,6 +371,8 @@ tunables! {
     "LmrMaxExtension" lmr_max_extension (0, 2, 1),
     "ContPruneMaxDepth" cont_prune_max_depth (0, 14, 1),
     "ContPruneMargin" cont_prune_margin (500, 20000, 500),
+    "HistoryPruneMargin" history_prune_margin (500, 8000, 200),
+    "HistoryPruneDivisor" history_prune_divisor (500, 8000, 200),
     "ProbCutMinDepth" probcut_min_depth (2, 14, 1),
     "ProbCutMargin" probcut_margin (50, 600, 20),
     "ProbCutImproving" probcut_improving (0, 200, 10),

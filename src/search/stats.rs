@@ -35,13 +35,26 @@ pub enum Event {
     ReducedAtCut,
     /// `Researched`, at a cut node.
     ResearchedAtCut,
+    /// A move of the loop failed high.
+    Cutoff,
+    /// `Cutoff` by the first move searched.
+    CutoffFirst,
+    /// The sum, over the cutoffs, of the cutting move's number in the
+    /// move count (how far down the order the cutoffs come; `count_by`).
+    CutoffIndex,
+    /// `Move`: a capture or promotion.
+    MoveTactical,
+    /// `Move`: a check that is not a capture or promotion.
+    MoveCheck,
+    /// `Move`: a quiet drop that does not check.
+    MoveDrop,
 }
 
 /// Depths counted apart; deeper ones share the last row.
 #[cfg(feature = "stats")]
 const DEPTHS: usize = 64;
 #[cfg(feature = "stats")]
-const EVENTS: usize = 11;
+const EVENTS: usize = 17;
 
 #[cfg(feature = "stats")]
 static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
@@ -51,18 +64,25 @@ static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
 /// (non-PV, not in check).
 #[inline(always)]
 pub fn count(counted: bool, event: Event, depth: i32) {
+    count_by(counted, event, depth, 1);
+}
+
+/// Adds `n` to `event` at remaining depth `depth` if the node is `counted`.
+#[inline(always)]
+pub fn count_by(counted: bool, event: Event, depth: i32, n: u64) {
     #[cfg(feature = "stats")]
     if counted {
         let d = depth.clamp(0, DEPTHS as i32 - 1) as usize;
-        COUNTS[d][event as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        COUNTS[d][event as usize].fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
     #[cfg(not(feature = "stats"))]
-    let _ = (counted, event, depth);
+    let _ = (counted, event, depth, n);
 }
 
 /// The counts so far, a line per depth that saw a node: `stats depth D
 /// nodes N loop L moves M hash H rfp R null U probcut P lmr E research
-/// S`; `None` in a build without the feature.
+/// S lmr_cut C research_cut R cut X cut1 F cutidx I`; `None` in a build
+/// without the feature.
 pub fn report() -> Option<String> {
     #[cfg(feature = "stats")]
     {
@@ -79,8 +99,9 @@ pub fn report() -> Option<String> {
             let _ = writeln!(
                 text,
                 "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {} \
-                 lmr {} research {} lmr_cut {} research_cut {}",
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]
+                 lmr {} research {} lmr_cut {} research_cut {} cut {} cut1 {} cutidx {} mtact {} mcheck {} mdrop {}",
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13],
+                c[14], c[15], c[16]
             );
         }
         Some(text)
