@@ -81,8 +81,9 @@ pub fn count_by(counted: bool, event: Event, depth: i32, n: u64) {
 
 /// The counts so far, a line per depth that saw a node: `stats depth D
 /// nodes N loop L moves M hash H rfp R null U probcut P lmr E research
-/// S lmr_cut C research_cut R cut X cut1 F cutidx I`; `None` in a build
-/// without the feature.
+/// S lmr_cut C research_cut R cut X cut1 F cutidx I mtact T mcheck K
+/// mdrop D` (the `Event`s in order); `None` in a build without the
+/// feature.
 pub fn report() -> Option<String> {
     #[cfg(feature = "stats")]
     {
