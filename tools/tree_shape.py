@@ -19,9 +19,10 @@ lines `stats depth D key value key value ...` to stderr when it quits
 (Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null,
 probcut, lmr (moves searched reduced first), research (of those, the
 ones searched again deeper), lmr_cut and research_cut (the same at
-cut nodes only), and cut, cut1 and cutidx (fail highs in the loop, by
-the first move, the sum of the cutting moves' numbers), counted at
-non-PV nodes not in check;
+cut nodes only), cut, cut1 and cutidx (fail highs in the loop, by
+the first move, the sum of the cutting moves' numbers), and mtact,
+mcheck and mdrop (the captures and promotions, quiet checks and quiet
+drops among the moves), counted at non-PV nodes not in check;
 README, "The shape of the tree", says how YaneuraOu's counts were had).
 Printed per depth: the nodes, the share of them that reach the move
 loop, the moves searched per node in the loop, each other count as a
@@ -29,7 +30,8 @@ share of the nodes, except lmr (a share of the moves), research and
 lmr_cut (shares of lmr), research_cut (a share of lmr_cut), cut (the
 nodes of the loop a move failed high at, a share of loop), cut1 (those
 by the first move searched, a share of cut) and cutidx (the cutting
-move's mean number in the move count: move ordering's quality). Also
+move's mean number in the move count: move ordering's quality), and
+mtact, mcheck and mdrop (shares of the moves). Also
 the mean depth of the last completed iteration (YaneuraOu needs
 `PvInterval=0` for it: otherwise a search this short writes only its
 last line, often a bound).

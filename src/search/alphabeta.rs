@@ -731,11 +731,14 @@ pub(crate) fn search<const PV: bool>(
         let mut new_depth = depth - 1;
 
         if prunable {
-            // `ReducedDepthPruning`: the depth YaneuraOu's reduction (in
-            // 1/1024 plies) would leave the move.
-            let lmr_depth = if features.reduced_depth_pruning {
+            // The depth YaneuraOu's reduction (in 1/1024 plies) would
+            // leave the move (`ReducedDepthPruning`, `HistoryPruning`).
+            let yo_reduced_depth = || {
                 let tt_pv = td.stack[ply].tt_pv;
                 new_depth - yo_base_reduction(depth, move_count, improving, PV, tt_pv) / 1024
+            };
+            let lmr_depth = if features.reduced_depth_pruning {
+                yo_reduced_depth()
             } else {
                 new_depth - td.lmr[depth.min(63) as usize][move_count.min(63)]
             };
@@ -750,15 +753,12 @@ pub(crate) fn search<const PV: bool>(
             // the moves it judges.
             let history_judged = features.history_pruning && quiet && !gives_check && !in_check;
             if history_judged {
-                let tt_pv = td.stack[ply].tt_pv;
                 let reply = reply_score();
                 if reply < -params.history_prune_margin * depth {
                     continue;
                 }
                 let history = reply + td.history.main.get(us, m);
-                let reduced_depth = new_depth
-                    - yo_base_reduction(depth, move_count, improving, PV, tt_pv) / 1024
-                    + history / params.history_prune_divisor;
+                let reduced_depth = yo_reduced_depth() + history / params.history_prune_divisor;
                 let futility_value = static_eval
                     + HP_FUTILITY_BASE
                     + HP_FUTILITY_NO_BEST * (!best_move.is_some()) as i32
@@ -782,12 +782,12 @@ pub(crate) fn search<const PV: bool>(
             // failing as the reply to the last two moves (and in this pawn
             // structure), at low depth.
             if features.continuation_history
-                && !history_judged
                 && !in_check
                 && quiet
                 && !gives_check
                 && !is_killer
                 && lmr_depth < params.cont_prune_max_depth
+                && !history_judged
                 && reply_score() < -params.cont_prune_margin * depth
             {
                 continue;
@@ -800,11 +800,11 @@ pub(crate) fn search<const PV: bool>(
             // Futility: a quiet move at a frontier node cannot lift a
             // hopeless static eval to alpha.
             if features.futility
-                && !history_judged
                 && !in_check
                 && quiet
                 && !gives_check
                 && futility_depth < params.futility_max_depth
+                && !history_judged
             {
                 let futility_value = static_eval
                     + params.futility_base
@@ -838,7 +838,7 @@ pub(crate) fn search<const PV: bool>(
             // SEE: skip captures and quiet moves that lose material badly.
             // Checks too: a checking drop that simply loses the piece is no
             // threat, and positions full of pieces in hand have hundreds.
-            if features.see_pruning && !history_judged {
+            if features.see_pruning {
                 let threshold = if !features.see_by_reduced_depth {
                     (!PV && depth <= params.see_prune_max_depth)
                         .then(|| -params.see_capture_margin * depth)
@@ -855,7 +855,8 @@ pub(crate) fn search<const PV: bool>(
                 };
                 // A good capture passed `see_ge(m, 0)` in the picker.
                 let known = |t: Value| t <= 0 && picker.exchange_known_good();
-                if threshold.is_some_and(|t| !known(t) && !see_ge(&td.pos, m, t)) {
+                if !history_judged && threshold.is_some_and(|t| !known(t) && !see_ge(&td.pos, m, t))
+                {
                     continue;
                 }
             }

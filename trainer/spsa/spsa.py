@@ -27,8 +27,8 @@ the self-play result, at twice the games, but it tunes for the result
 against that engine (YaneuraOu, say) rather than in self-play, and the
 running score against it shows whether the tuning moves it.
 
-Values are clamped to [min, max] and rounded when given to the engine. Every iteration is logged
-to a CSV; the end prints the values as `--option` text for match.py and as
+Values are clamped to [min, max] and rounded when given to the engine.
+Every iteration is logged to a CSV; the end prints the values as `--option` text for match.py and as
 Rust for `SearchParams::DEFAULT`. Verify the result with an SPRT match
 against the defaults (match.py --sprt) before adopting it.
 
