@@ -419,6 +419,7 @@ fn search_parity_switches_keep_the_search_sound() {
     assert!(!defaults.fail_high_average && !defaults.full_window_fail_high);
     assert!(!defaults.history_futility && !defaults.futility_best_value);
     assert!(!defaults.see_by_reduced_depth && !defaults.reduced_depth_pruning);
+    assert!(!defaults.history_pruning && !defaults.yo_history);
     let parity = [
         "ContinuationCorrection",
         "QuietPromotions",
@@ -433,6 +434,7 @@ fn search_parity_switches_keep_the_search_sound() {
         "SeeByReducedDepth",
         "ReducedDepthPruning",
         "HistoryPruning",
+        "YoHistory",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN
         .into_iter()

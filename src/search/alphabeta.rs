@@ -231,8 +231,29 @@ fn reward_hash_cut(td: &mut ThreadData, ctx: &SearchContext, ply: usize, m: Move
     let keys = quiet_keys(td, ctx, ply);
     let us = td.pos.side_to_move();
     let key = piece_to(&td.pos, m);
-    let bonus = ctx.options.params.history_bonus(depth);
-    update_quiet_histories(td, us, m, key, &keys, bonus);
+    if features.yo_history {
+        // YaneuraOu's bonus for a hash cut.
+        let bonus = (130 * depth - 71).min(1043);
+        td.history.update_quiet_yo(us, m, key, &keys, bonus);
+    } else {
+        let bonus = ctx.options.params.history_bonus(depth);
+        update_quiet_histories(td, us, m, key, &keys, bonus);
+    }
+}
+
+/// `YoHistory`: YaneuraOu's bonus of the best move at `depth` (before its
+/// share per table), on its scale.
+#[inline]
+fn yo_history_bonus(depth: i32) -> i32 {
+    (128 * depth - 77).min(1529)
+}
+
+/// `YoHistory`: YaneuraOu's malus of a move tried before the best one at
+/// `depth`: 7 to 13 times the bonus at depths 1 and 2, where most
+/// updates happen.
+#[inline]
+fn yo_history_malus(depth: i32) -> i32 {
+    (882 * depth - 204).min(2122)
 }
 
 /// Keys of the moves that led to the node at `ply`, for the continuation
@@ -751,7 +772,11 @@ pub(crate) fn search<const PV: bool>(
             // the histories dislike is cut however deep the node, one they
             // like keeps its margin. It replaces the three rules below for
             // the moves it judges.
-            let history_judged = features.history_pruning && quiet && !gives_check && !in_check;
+            let history_judged = features.history_pruning
+                && quiet
+                && !gives_check
+                && !in_check
+                && depth <= params.history_prune_max_depth;
             if history_judged {
                 let reply = reply_score();
                 if reply < -params.history_prune_margin * depth {
@@ -1101,13 +1126,19 @@ pub(crate) fn search<const PV: bool>(
     // Step 16. Learn from a cutoff: killers and the histories. The best
     // move earns a bonus; the moves of its kind searched before it (quiet
     // moves for a quiet best move, captures always) a malus.
-    if best_value >= beta && best_move.is_some() {
+    // `YoHistory` learns from any best move, as YaneuraOu does (an exact
+    // value at a PV node too); the killers only from cutoffs.
+    let learn = best_move.is_some() && (best_value >= beta || features.yo_history);
+    if learn {
+        let yo = features.yo_history;
         let bonus = params.history_bonus(depth);
         let malus = params.history_malus(depth);
+        let yo_bonus = yo_history_bonus(depth) + 353 * (best_move == tt_move) as i32;
+        let yo_malus = yo_history_malus(depth);
         let quiet_best = !td.pos.is_capture(best_move)
             && (features.quiet_promotions || !best_move.is_promotion());
         if quiet_best {
-            if killer_slots > 0 {
+            if killer_slots > 0 && best_value >= beta {
                 if killer_slots == 1 {
                     td.stack[ply].killers.0[0] = best_move;
                 } else {
@@ -1116,20 +1147,41 @@ pub(crate) fn search<const PV: bool>(
             }
             if features.history {
                 let best_key = piece_to(&td.pos, best_move);
-                update_quiet_histories(td, us, best_move, best_key, &keys, bonus);
-                for &(q, q_key) in &quiets_tried {
-                    update_quiet_histories(td, us, q, q_key, &keys, -malus);
+                if yo {
+                    let h = &mut td.history;
+                    h.update_quiet_yo(us, best_move, best_key, &keys, yo_bonus * 806 / 1024);
+                    // The malus fades with each earlier move.
+                    let mut m = yo_malus * 1113 / 1024;
+                    for &(q, q_key) in &quiets_tried {
+                        m = m * 977 / 1024;
+                        h.update_quiet_yo(us, q, q_key, &keys, -m);
+                    }
+                } else {
+                    update_quiet_histories(td, us, best_move, best_key, &keys, bonus);
+                    for &(q, q_key) in &quiets_tried {
+                        update_quiet_histories(td, us, q, q_key, &keys, -malus);
+                    }
                 }
             }
         } else if features.capture_history && td.pos.is_capture(best_move) {
             let victim = td.pos.piece_on(best_move.to()).kind();
             let best_key = piece_to(&td.pos, best_move);
-            td.history.capture.update(best_key, victim, bonus);
+            if yo {
+                td.history
+                    .update_capture_yo(best_key, victim, yo_bonus * 1286 / 1024);
+            } else {
+                td.history.capture.update(best_key, victim, bonus);
+            }
         }
         if features.capture_history {
             for &(c, c_key) in &captures_tried {
                 let victim = td.pos.piece_on(c.to()).kind();
-                td.history.capture.update(c_key, victim, -malus);
+                if yo {
+                    td.history
+                        .update_capture_yo(c_key, victim, -yo_malus * 1559 / 1024);
+                } else {
+                    td.history.capture.update(c_key, victim, -malus);
+                }
             }
         }
     }

@@ -32,6 +32,14 @@ impl Killers {
     }
 }
 
+/// YaneuraOu's bounds of its butterfly, continuation, pawn and capture
+/// histories (ours are all `HISTORY_MAX`): `YoHistory` rescales its
+/// updates by them.
+const YO_MAIN_BOUND: i32 = 7_183;
+const YO_CONT_BOUND: i32 = 30_000;
+const YO_PAWN_BOUND: i32 = 8_192;
+const YO_CAPTURE_BOUND: i32 = 10_692;
+
 /// Number of "from" slots: 81 squares, then one per droppable kind.
 const FROM_SLOTS: usize = 81 + 8;
 
@@ -311,6 +319,33 @@ impl Histories {
         self.pawn.clear();
     }
 
+    /// `YoHistory`: adds YaneuraOu's update `bonus` (on its scale) to the
+    /// quiet histories of `m` (key `to`) for side `c` after the moves
+    /// `keys`, each table by YaneuraOu's share for it (the continuation
+    /// tables of the moves one, two and four plies back by its 1157, 648
+    /// and 576 in 1024, the first also its fixed 88; the pawn history by
+    /// 850 or 550) and resized from YaneuraOu's bound to ours.
+    pub fn update_quiet_yo(&mut self, c: Color, m: Move, to: usize, keys: &QuietKeys, bonus: i32) {
+        const CONT_WEIGHTS: [i32; 3] = [1157, 648, 576];
+        self.main.update(c, m, bonus * HISTORY_MAX / YO_MAIN_BOUND);
+        let cont = bonus * 955 / 1024;
+        for (i, &prev) in keys.cont.iter().enumerate() {
+            let b = cont * CONT_WEIGHTS[i] / 1024 + if i == 0 { 88 } else { 0 };
+            self.continuation
+                .update(prev, to, b * HISTORY_MAX / YO_CONT_BOUND);
+        }
+        let pawn = bonus * if bonus > 0 { 850 } else { 550 } / 1024;
+        self.pawn
+            .update(keys.pawn_slot, to, pawn * HISTORY_MAX / YO_PAWN_BOUND);
+    }
+
+    /// `YoHistory`: adds YaneuraOu's capture-history update `bonus` (on
+    /// its scale) to the capture of `victim` with key `to`.
+    pub fn update_capture_yo(&mut self, to: usize, victim: PieceType, bonus: i32) {
+        self.capture
+            .update(to, victim, bonus * HISTORY_MAX / YO_CAPTURE_BOUND);
+    }
+
     /// The ordering score of the quiet move `m` (key `to`) for side `c`:
     /// the butterfly and pawn histories twice, the continuation histories
     /// once (YaneuraOu's weights).
@@ -374,6 +409,36 @@ impl QuietRows<'_> {
 mod tests {
     use super::*;
     use crate::types::{PieceType, Square};
+
+    /// `YoHistory`'s updates land on each table resized to our bound: a
+    /// malus seven times the bonus (YaneuraOu's at depth 2) leaves the
+    /// move well below zero in every table, the first continuation
+    /// table a little above the second (its larger weight and fixed part).
+    #[test]
+    fn yo_updates_scale_to_our_bounds() {
+        let mut h = Histories::default();
+        let m = mv(40);
+        let keys = QuietKeys {
+            cont: [1, 2, 3],
+            pawn_slot: 5,
+        };
+        h.update_quiet_yo(Color::Black, m, 100, &keys, 1_000);
+        assert_eq!(
+            h.main.get(Color::Black, m),
+            1_000 * HISTORY_MAX / YO_MAIN_BOUND
+        );
+        let first = h.continuation.get(keys.cont[0], 100);
+        let second = h.continuation.get(keys.cont[1], 100);
+        assert!(first > second && second > 0, "{first} {second}");
+        assert!(h.pawn.get(5, 100) > 0);
+        for _ in 0..3 {
+            h.update_quiet_yo(Color::Black, m, 100, &keys, -7_000);
+        }
+        assert!(h.main.get(Color::Black, m) < -HISTORY_MAX / 2);
+        assert!(h.continuation.get(keys.cont[0], 100) < 0);
+        assert!(h.pawn.get(5, 100) < 0);
+        assert!(h.main.get(Color::Black, m).abs() <= HISTORY_MAX);
+    }
 
     fn mv(i: u8) -> Move {
         Move::normal(

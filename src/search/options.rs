@@ -149,6 +149,14 @@ pub struct Features {
     /// off, keeps quiet checks and drops near the king: in positions
     /// full of pieces in hand those are dozens a node).
     pub skip_late_quiets: bool,
+    /// YaneuraOu's history updates: a small bonus for the best move and a
+    /// much larger malus, fading move by move, for the quiet moves tried
+    /// before it (7 to 13 times the bonus at depths 1–2), each table
+    /// moved by its share of YaneuraOu's amounts on its own width, after
+    /// any best move (not only a fail high). Most quiet moves so carry
+    /// negative scores, which `HistoryPruning` and the reductions read as
+    /// YaneuraOu's search does; off: bonus and malus are equal.
+    pub yo_history: bool,
 }
 
 impl Default for Features {
@@ -200,6 +208,7 @@ impl Default for Features {
             see_by_reduced_depth: false,
             reduced_depth_pruning: false,
             skip_late_quiets: false,
+            yo_history: false,
         }
     }
 }
@@ -213,7 +222,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 17] = [
+    pub const OPT_IN: [(&'static str, Switch); 18] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -235,6 +244,7 @@ impl Features {
         ("SeeByReducedDepth", |f, on| f.see_by_reduced_depth = on),
         ("ReducedDepthPruning", |f, on| f.reduced_depth_pruning = on),
         ("SkipLateQuiets", |f, on| f.skip_late_quiets = on),
+        ("YoHistory", |f, on| f.yo_history = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI

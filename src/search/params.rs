@@ -149,6 +149,9 @@ pub struct SearchParams {
     /// together) worth a ply of the reduced depth (YaneuraOu's 3,220 on
     /// its scale).
     pub history_prune_divisor: i32,
+    /// `HistoryPruning` judges the quiet moves of nodes up to this depth
+    /// (YaneuraOu's: every depth); deeper nodes keep Ryuo's own rules.
+    pub history_prune_max_depth: i32,
     // -- ProbCut
     /// Smallest depth for ProbCut.
     pub probcut_min_depth: i32,
@@ -245,6 +248,7 @@ impl SearchParams {
         cont_prune_margin: 4_000,
         history_prune_margin: 2_200,
         history_prune_divisor: 1_760,
+        history_prune_max_depth: 64,
         probcut_min_depth: 5,
         probcut_margin: 200,
         probcut_improving: 50,
@@ -373,6 +377,7 @@ tunables! {
     "ContPruneMargin" cont_prune_margin (500, 20000, 500),
     "HistoryPruneMargin" history_prune_margin (500, 8000, 200),
     "HistoryPruneDivisor" history_prune_divisor (500, 8000, 200),
+    "HistoryPruneMaxDepth" history_prune_max_depth (1, 64, 1),
     "ProbCutMinDepth" probcut_min_depth (2, 14, 1),
     "ProbCutMargin" probcut_margin (50, 600, 20),
     "ProbCutImproving" probcut_improving (0, 200, 10),
