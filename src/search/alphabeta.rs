@@ -675,6 +675,7 @@ pub(crate) fn search<const PV: bool>(
             keys,
             depth,
             quiet_promotions: features.quiet_promotions,
+            quiet_sort_limit: params.quiet_sort_limit,
         },
     );
     let mut best_value = -INFINITE;

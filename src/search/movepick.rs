@@ -146,17 +146,15 @@ pub struct Ordering {
     pub capture_history: bool,
     /// What the quiet moves' histories are looked up by.
     pub keys: QuietKeys,
-    /// Remaining depth: quiet moves scoring below `-QUIET_SORT_LIMIT ·
+    /// Remaining depth: quiet moves scoring below `-quiet_sort_limit ·
     /// depth` are left unsorted, after the rest.
     pub depth: i32,
     /// Promotions to empty squares are quiet moves (see the module doc).
     pub quiet_promotions: bool,
+    /// Quiet moves scoring below minus this times `depth` are left
+    /// unsorted (`QuietSortLimit`).
+    pub quiet_sort_limit: i32,
 }
-
-/// See `Ordering::depth`. Sorting every quiet move and drop cost 7 % of
-/// the search's time; most of them are never searched (move-count
-/// pruning, cutoffs).
-const QUIET_SORT_LIMIT: i32 = 3_000;
 
 impl MovePicker {
     /// A picker for the main search.
@@ -179,7 +177,7 @@ impl MovePicker {
             use_history: ordering.history,
             use_capture_history: ordering.capture_history,
             keys: ordering.keys,
-            sort_limit: -QUIET_SORT_LIMIT * ordering.depth,
+            sort_limit: -ordering.quiet_sort_limit * ordering.depth,
             quiet_promotions: ordering.quiet_promotions,
             skip_quiets: false,
             exchange_known_good: false,
@@ -665,6 +663,7 @@ mod tests {
             keys: QuietKeys::NONE,
             depth: 3,
             quiet_promotions: false,
+            quiet_sort_limit: 3_000,
         };
         MovePicker::new(pos, Move::NONE, Killers::default(), ordering)
     }

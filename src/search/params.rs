@@ -152,6 +152,10 @@ pub struct SearchParams {
     /// `HistoryPruning` judges the quiet moves of nodes up to this depth
     /// (YaneuraOu's: every depth); deeper nodes keep Ryuo's own rules.
     pub history_prune_max_depth: i32,
+    /// Quiet moves scoring below `-quiet_sort_limit · depth` are not
+    /// sorted, only put after the rest: sorting every quiet move and
+    /// drop cost 7 % of the search's time, and most are never searched.
+    pub quiet_sort_limit: i32,
     // -- ProbCut
     /// Smallest depth for ProbCut.
     pub probcut_min_depth: i32,
@@ -249,6 +253,7 @@ impl SearchParams {
         history_prune_margin: 2_200,
         history_prune_divisor: 1_760,
         history_prune_max_depth: 64,
+        quiet_sort_limit: 3_000,
         probcut_min_depth: 5,
         probcut_margin: 200,
         probcut_improving: 50,
@@ -378,6 +383,7 @@ tunables! {
     "HistoryPruneMargin" history_prune_margin (500, 8000, 200),
     "HistoryPruneDivisor" history_prune_divisor (500, 8000, 200),
     "HistoryPruneMaxDepth" history_prune_max_depth (1, 64, 1),
+    "QuietSortLimit" quiet_sort_limit (500, 100000, 500),
     "ProbCutMinDepth" probcut_min_depth (2, 14, 1),
     "ProbCutMargin" probcut_margin (50, 600, 20),
     "ProbCutImproving" probcut_improving (0, 200, 10),
