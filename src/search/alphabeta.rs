@@ -3,7 +3,7 @@
 //! conditions spelled out (SEARCH_NOTES.md gives their origin).
 
 use super::correction::{pawn_key, MoveKeys};
-use super::history::{piece_to, PawnHistory, QuietKeys, NO_PAWN_SLOT, NO_PIECE_TO};
+use super::history::{piece_to, Histories, PawnHistory, QuietKeys, NO_PAWN_SLOT, NO_PIECE_TO};
 use super::movepick::{drop_near_king, LateQuiets, MovePicker, Ordering as MoveOrdering};
 use super::params::*;
 use super::see::see_ge;
@@ -231,13 +231,30 @@ fn reward_hash_cut(td: &mut ThreadData, ctx: &SearchContext, ply: usize, m: Move
     let keys = quiet_keys(td, ctx, ply);
     let us = td.pos.side_to_move();
     let key = piece_to(&td.pos, m);
-    if features.yo_history {
-        // YaneuraOu's bonus for a hash cut.
-        let bonus = (130 * depth - 71).min(1043);
-        td.history.update_quiet_yo(us, m, key, &keys, bonus);
+    let bonus = if features.yo_history {
+        (130 * depth - 71).min(1043) // YaneuraOu's bonus for a hash cut
     } else {
-        let bonus = ctx.options.params.history_bonus(depth);
-        update_quiet_histories(td, us, m, key, &keys, bonus);
+        ctx.options.params.history_bonus(depth)
+    };
+    learn_quiet(td, features.yo_history, us, m, key, &keys, bonus);
+}
+
+/// Adds `amount` to the quiet histories of `m` (key `to`): Ryuo's update,
+/// or with `yo` YaneuraOu's (`amount` on its scale, shared out per table).
+#[inline]
+fn learn_quiet(
+    td: &mut ThreadData,
+    yo: bool,
+    us: crate::types::Color,
+    m: Move,
+    to: usize,
+    keys: &QuietKeys,
+    amount: i32,
+) {
+    if yo {
+        td.history.update_quiet_yo(us, m, to, keys, amount);
+    } else {
+        update_quiet_histories(td, us, m, to, keys, amount);
     }
 }
 
@@ -1132,10 +1149,22 @@ pub(crate) fn search<const PV: bool>(
     let learn = best_move.is_some() && (best_value >= beta || features.yo_history);
     if learn {
         let yo = features.yo_history;
-        let bonus = params.history_bonus(depth);
-        let malus = params.history_malus(depth);
-        let yo_bonus = yo_history_bonus(depth) + 353 * (best_move == tt_move) as i32;
-        let yo_malus = yo_history_malus(depth);
+        // The best move's bonus, the first earlier move's malus and how
+        // each further one fades (in 1/1024), and the captures' amounts.
+        let (quiet_bonus, mut quiet_malus, fade, capture_bonus, capture_malus) = if yo {
+            let bonus = yo_history_bonus(depth) + 353 * (best_move == tt_move) as i32;
+            let malus = yo_history_malus(depth);
+            (
+                bonus * 806 / 1024,
+                malus * 1113 / 1024 * 977 / 1024,
+                977,
+                Histories::yo_capture_amount(bonus * 1286 / 1024),
+                Histories::yo_capture_amount(malus * 1559 / 1024),
+            )
+        } else {
+            let (bonus, malus) = (params.history_bonus(depth), params.history_malus(depth));
+            (bonus, malus, 1024, bonus, malus)
+        };
         let quiet_best = !td.pos.is_capture(best_move)
             && (features.quiet_promotions || !best_move.is_promotion());
         if quiet_best {
@@ -1148,41 +1177,21 @@ pub(crate) fn search<const PV: bool>(
             }
             if features.history {
                 let best_key = piece_to(&td.pos, best_move);
-                if yo {
-                    let h = &mut td.history;
-                    h.update_quiet_yo(us, best_move, best_key, &keys, yo_bonus * 806 / 1024);
-                    // The malus fades with each earlier move.
-                    let mut m = yo_malus * 1113 / 1024;
-                    for &(q, q_key) in &quiets_tried {
-                        m = m * 977 / 1024;
-                        h.update_quiet_yo(us, q, q_key, &keys, -m);
-                    }
-                } else {
-                    update_quiet_histories(td, us, best_move, best_key, &keys, bonus);
-                    for &(q, q_key) in &quiets_tried {
-                        update_quiet_histories(td, us, q, q_key, &keys, -malus);
-                    }
+                learn_quiet(td, yo, us, best_move, best_key, &keys, quiet_bonus);
+                for &(q, q_key) in &quiets_tried {
+                    learn_quiet(td, yo, us, q, q_key, &keys, -quiet_malus);
+                    quiet_malus = quiet_malus * fade / 1024;
                 }
             }
         } else if features.capture_history && td.pos.is_capture(best_move) {
             let victim = td.pos.piece_on(best_move.to()).kind();
             let best_key = piece_to(&td.pos, best_move);
-            if yo {
-                td.history
-                    .update_capture_yo(best_key, victim, yo_bonus * 1286 / 1024);
-            } else {
-                td.history.capture.update(best_key, victim, bonus);
-            }
+            td.history.capture.update(best_key, victim, capture_bonus);
         }
         if features.capture_history {
             for &(c, c_key) in &captures_tried {
                 let victim = td.pos.piece_on(c.to()).kind();
-                if yo {
-                    td.history
-                        .update_capture_yo(c_key, victim, -yo_malus * 1559 / 1024);
-                } else {
-                    td.history.capture.update(c_key, victim, -malus);
-                }
+                td.history.capture.update(c_key, victim, -capture_malus);
             }
         }
     }

@@ -339,11 +339,9 @@ impl Histories {
             .update(keys.pawn_slot, to, pawn * HISTORY_MAX / YO_PAWN_BOUND);
     }
 
-    /// `YoHistory`: adds YaneuraOu's capture-history update `bonus` (on
-    /// its scale) to the capture of `victim` with key `to`.
-    pub fn update_capture_yo(&mut self, to: usize, victim: PieceType, bonus: i32) {
-        self.capture
-            .update(to, victim, bonus * HISTORY_MAX / YO_CAPTURE_BOUND);
+    /// `YoHistory`: a capture-history update of YaneuraOu's scale on ours.
+    pub fn yo_capture_amount(amount: i32) -> i32 {
+        amount * HISTORY_MAX / YO_CAPTURE_BOUND
     }
 
     /// The ordering score of the quiet move `m` (key `to`) for side `c`:
