@@ -27,6 +27,13 @@ const MATERIAL_VALUE: [Value; PieceType::NUM] = {
     v
 };
 
+/// YaneuraOu's value of a piece of kind `pt` on the board (its
+/// `PieceValue`), for the search's use of it (`YoLmr`).
+#[inline]
+pub fn piece_material(pt: PieceType) -> Value {
+    MATERIAL_VALUE[pt.index()]
+}
+
 /// What taking a piece of kind `pt` gains the taker: the piece off the
 /// board and its unpromoted kind in hand.
 #[inline]

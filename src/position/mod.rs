@@ -11,6 +11,7 @@ mod rules;
 use rules::KeyCounts;
 mod sfen;
 
+pub use material::piece_material;
 pub use rules::{EnteringKingRule, Repetition};
 pub use sfen::SfenError;
 pub(crate) use sfen::{write_sfen, write_sfen_with_counts};

@@ -13,7 +13,7 @@ use super::{SearchContext, ThreadData, CURRMOVE_AFTER};
 use crate::eval::capture_value;
 use crate::mate::one_ply::contact_mate_in_one;
 use crate::movegen::count_legal;
-use crate::position::Repetition;
+use crate::position::{piece_material, Repetition};
 use crate::types::{Move, Value};
 use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering;
@@ -474,6 +474,7 @@ pub(crate) fn search<const PV: bool>(
     // table) plus what the correction history learnt of its errors.
     td.stack[ply].in_check = in_check;
     td.stack[ply + 2].killers = Default::default();
+    td.stack[ply + 2].cutoff_cnt = 0;
     let raw_eval = if in_check {
         -INFINITE
     } else if let Some(h) = tt_hit {
@@ -701,6 +702,17 @@ pub(crate) fn search<const PV: bool>(
     // Moves searched without raising alpha, for the maluses: (move, key).
     let mut quiets_tried: ArrayVec<(Move, usize), 64> = ArrayVec::new();
     let mut captures_tried: ArrayVec<(Move, usize), 32> = ArrayVec::new();
+
+    // `YoLmr`'s per-node terms: a node whose hash move captures reduces
+    // its other moves more; how far the correction history moved the
+    // static value (its evaluation's likely error) reduces less.
+    let yo_lmr = features.yo_lmr && features.late_move_reductions;
+    let tt_capture = yo_lmr && tt_move.is_some() && td.pos.is_capture(tt_move);
+    let correction = if raw_eval == -INFINITE {
+        0
+    } else {
+        static_eval - raw_eval
+    };
 
     // Gathered once: every move is made and taken back before the next.
     let check_squares = td.pos.check_squares();
@@ -990,7 +1002,47 @@ pub(crate) fn search<const PV: bool>(
         if PV {
             td.pv_len[ply + 1] = ply + 1;
         }
-        let reducible = features.late_move_reductions
+        // `YoLmr`: YaneuraOu's reduction of this move, in 1/1024 plies
+        // (read before the move, which takes the victim off the board).
+        let yo_r = if yo_lmr {
+            let tt_pv = td.stack[ply].tt_pv;
+            let mut r = yo_base_reduction(depth, move_count, improving, PV, tt_pv);
+            if tt_pv {
+                let (above_alpha, deep) = tt_hit
+                    .zip(tt_value)
+                    .map_or((false, false), |(h, v)| (v > alpha, h.depth >= depth));
+                r -= 2819
+                    + 973 * PV as i32
+                    + 905 * above_alpha as i32
+                    + deep as i32 * (935 + 959 * cut_node as i32);
+            }
+            r += 691 - 65 * move_count as i32 - correction.abs() * 131_072 / 25_600;
+            if cut_node {
+                r += 3611 + 985 * (!tt_move.is_some()) as i32;
+            }
+            r += 1054 * tt_capture as i32;
+            let next_cutoffs = td.stack[ply + 1].cutoff_cnt;
+            if next_cutoffs > 1 {
+                r += 251 + 1124 * (next_cutoffs > 2) as i32 + 1042 * (!PV && !cut_node) as i32;
+            }
+            r -= 2239 * (m == tt_move) as i32;
+            let stat = if capture {
+                let victim = td.pos.piece_on(m.to()).kind();
+                863 * piece_material(victim) / 128 + td.history.yo_capture_stat(key, victim)
+            } else {
+                td.history.yo_quiet_stat(us, m, key, &keys)
+            };
+            r -= stat * 428 / 4096;
+            if !PV && !cut_node {
+                r += r * 273 / (256 * depth + 260);
+            }
+            r
+        } else {
+            0
+        };
+        let yo_reduced = yo_lmr && depth >= 2 && move_count > 1;
+        let reducible = !yo_lmr
+            && features.late_move_reductions
             && depth >= params.lmr_min_depth
             && move_count >= params.lmr_min_move as usize + root as usize
             && (quiet || features.capture_reductions)
@@ -1019,7 +1071,33 @@ pub(crate) fn search<const PV: bool>(
         );
         td.pos.do_move(m);
         let mut value;
-        if reducible {
+        if yo_reduced {
+            // YaneuraOu's late-move reduction: at least a ply, at most two
+            // beyond the full depth, a ply more at PV nodes.
+            let d = (new_depth - yo_r / 1024).min(new_depth + 2).max(1) + PV as i32;
+            stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
+            stats::count(
+                counted && cut_node && d < new_depth,
+                Event::ReducedAtCut,
+                entry_depth,
+            );
+            td.stack[ply].reduction = new_depth - d;
+            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
+            td.stack[ply].reduction = 0;
+            if value > alpha {
+                let full = new_depth + (d < new_depth && value > best_value + 48) as i32
+                    - (value < best_value + 9) as i32;
+                if full > d {
+                    stats::count(counted, Event::Researched, entry_depth);
+                    stats::count(counted && cut_node, Event::ResearchedAtCut, entry_depth);
+                    value =
+                        -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, full, !cut_node);
+                }
+                if quiet {
+                    td.history.update_continuation_yo(key, &keys, 1426);
+                }
+            }
+        } else if reducible {
             // Late move reduction (004): reduced null-window search first.
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
             r += !PV as i32 + cut_node as i32 - improving as i32;
@@ -1070,7 +1148,23 @@ pub(crate) fn search<const PV: bool>(
                 }
             }
         } else if !PV || move_count > 1 {
-            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, new_depth, !cut_node);
+            // `YoLmr`: the first move of a non-PV node is searched a ply or
+            // two shallower when its reduction would be large.
+            let shallower = if yo_lmr {
+                let r = yo_r + 1057 * (!tt_move.is_some()) as i32;
+                (r > 4628) as i32 + (r > 5772 && new_depth > 2) as i32
+            } else {
+                0
+            };
+            value = -search::<false>(
+                td,
+                ctx,
+                ply + 1,
+                -(alpha + 1),
+                -alpha,
+                new_depth - shallower,
+                !cut_node,
+            );
         } else {
             value = alpha + 1; // forces the full-window search below
         }
@@ -1118,6 +1212,7 @@ pub(crate) fn search<const PV: bool>(
                     update_pv(td, ply, m);
                 }
                 if value >= beta {
+                    td.stack[ply].cutoff_cnt += (extension < 2 || PV) as i32;
                     stats::count(counted, Event::Cutoff, entry_depth);
                     stats::count(counted && move_count == 1, Event::CutoffFirst, entry_depth);
                     stats::count_by(counted, Event::CutoffIndex, entry_depth, move_count as u64);

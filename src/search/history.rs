@@ -40,6 +40,10 @@ const YO_CONT_BOUND: i32 = 30_000;
 const YO_PAWN_BOUND: i32 = 8_192;
 const YO_CAPTURE_BOUND: i32 = 10_692;
 
+/// YaneuraOu's shares (in 1024) of a continuation update for the tables
+/// of the moves one, two and four plies back.
+const YO_CONT_WEIGHTS: [i32; 3] = [1157, 648, 576];
+
 /// Number of "from" slots: 81 squares, then one per droppable kind.
 const FROM_SLOTS: usize = 81 + 8;
 
@@ -326,17 +330,39 @@ impl Histories {
     /// and 576 in 1024, the first also its fixed 88; the pawn history by
     /// 850 or 550) and resized from YaneuraOu's bound to ours.
     pub fn update_quiet_yo(&mut self, c: Color, m: Move, to: usize, keys: &QuietKeys, bonus: i32) {
-        const CONT_WEIGHTS: [i32; 3] = [1157, 648, 576];
         self.main.update(c, m, bonus * HISTORY_MAX / YO_MAIN_BOUND);
-        let cont = bonus * 955 / 1024;
-        for (i, &prev) in keys.cont.iter().enumerate() {
-            let b = cont * CONT_WEIGHTS[i] / 1024 + if i == 0 { 88 } else { 0 };
-            self.continuation
-                .update(prev, to, b * HISTORY_MAX / YO_CONT_BOUND);
-        }
+        self.update_continuation_yo(to, keys, bonus * 955 / 1024);
         let pawn = bonus * if bonus > 0 { 850 } else { 550 } / 1024;
         self.pawn
             .update(keys.pawn_slot, to, pawn * HISTORY_MAX / YO_PAWN_BOUND);
+    }
+
+    /// `YoLmr`: YaneuraOu's bonus `amount` (on its scale) to the
+    /// continuation histories of a move that beat alpha at its reduced
+    /// depth, each ply's table by YaneuraOu's share.
+    pub fn update_continuation_yo(&mut self, to: usize, keys: &QuietKeys, amount: i32) {
+        for (i, &prev) in keys.cont.iter().enumerate() {
+            let b = amount * YO_CONT_WEIGHTS[i] / 1024 + if i == 0 { 88 } else { 0 };
+            self.continuation
+                .update(prev, to, b * HISTORY_MAX / YO_CONT_BOUND);
+        }
+    }
+
+    /// `YoLmr`: YaneuraOu's `statScore` of a quiet move, its histories
+    /// read on its scale: the butterfly history twice and the
+    /// continuation histories of the moves one and two plies back.
+    #[inline]
+    pub fn yo_quiet_stat(&self, c: Color, m: Move, to: usize, keys: &QuietKeys) -> i32 {
+        let cont =
+            self.continuation.get(keys.cont[0], to) + self.continuation.get(keys.cont[1], to);
+        (2 * self.main.get(c, m) * YO_MAIN_BOUND + cont * YO_CONT_BOUND) / HISTORY_MAX
+    }
+
+    /// `YoLmr`: the capture history of `to` taking a `victim`, on
+    /// YaneuraOu's scale.
+    #[inline]
+    pub fn yo_capture_stat(&self, to: usize, victim: PieceType) -> i32 {
+        self.capture.get(to, victim) * YO_CAPTURE_BOUND / HISTORY_MAX
     }
 
     /// `YoHistory`: a capture-history update of YaneuraOu's scale on ours.
@@ -436,6 +462,38 @@ mod tests {
         assert!(h.continuation.get(keys.cont[0], 100) < 0);
         assert!(h.pawn.get(5, 100) < 0);
         assert!(h.main.get(Color::Black, m).abs() <= HISTORY_MAX);
+    }
+
+    #[test]
+    fn yo_stat_scores_read_yaneuraous_scale() {
+        let mut h = Histories::default();
+        let m = mv(40);
+        let keys = QuietKeys {
+            cont: [1, 2, 3],
+            pawn_slot: NO_PAWN_SLOT,
+        };
+        assert_eq!(h.yo_quiet_stat(Color::Black, m, 100, &keys), 0);
+        // At each table's bound, the score is YaneuraOu's at its bounds:
+        // the butterfly history twice, the first two continuations once.
+        for _ in 0..200 {
+            h.main.update(Color::Black, m, HISTORY_MAX);
+            h.continuation.update(1, 100, HISTORY_MAX);
+            h.continuation.update(2, 100, HISTORY_MAX);
+            h.continuation.update(3, 100, HISTORY_MAX);
+            h.capture.update(100, PieceType::Gold, -HISTORY_MAX);
+        }
+        assert_eq!(
+            h.yo_quiet_stat(Color::Black, m, 100, &keys),
+            2 * YO_MAIN_BOUND + 2 * YO_CONT_BOUND
+        );
+        assert_eq!(h.yo_capture_stat(100, PieceType::Gold), -YO_CAPTURE_BOUND);
+        // The post-reduction bonus reaches the three continuation tables,
+        // the nearest ply most.
+        let mut g = Histories::default();
+        g.update_continuation_yo(100, &keys, 1426);
+        let c: Vec<i32> = (1..=3).map(|k| g.continuation.get(k, 100)).collect();
+        assert!(c[0] > c[1] && c[1] > 0 && c[2] > 0, "{c:?}");
+        assert_eq!(g.main.get(Color::Black, m), 0);
     }
 
     fn mv(i: u8) -> Move {

@@ -157,6 +157,15 @@ pub struct Features {
     /// negative scores, which `HistoryPruning` and the reductions read as
     /// YaneuraOu's search does; off: bonus and malus are equal.
     pub yo_history: bool,
+    /// YaneuraOu's late-move reductions, in 1/1024 plies: every move
+    /// after the first from depth 2 (checks, captures, evasions and
+    /// killers too), cut nodes some 3.5 plies more, the histories'
+    /// score (read on YaneuraOu's scale) a ply per 9,570, a re-search a
+    /// ply deeper or shallower by how far the reduced search beat the
+    /// best value, and the first move of a non-PV node a ply or two
+    /// shallower when its reduction would be large. Meant with
+    /// `YoHistory`, whose negative-leaning scores it expects.
+    pub yo_lmr: bool,
 }
 
 impl Default for Features {
@@ -209,6 +218,7 @@ impl Default for Features {
             reduced_depth_pruning: false,
             skip_late_quiets: false,
             yo_history: false,
+            yo_lmr: false,
         }
     }
 }
@@ -222,7 +232,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 18] = [
+    pub const OPT_IN: [(&'static str, Switch); 19] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -245,6 +255,7 @@ impl Features {
         ("ReducedDepthPruning", |f, on| f.reduced_depth_pruning = on),
         ("SkipLateQuiets", |f, on| f.skip_late_quiets = on),
         ("YoHistory", |f, on| f.yo_history = on),
+        ("YoLmr", |f, on| f.yo_lmr = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI

@@ -52,6 +52,10 @@ pub(crate) struct Frame {
     /// this ply while that reduced search runs (0 otherwise): the child
     /// reads it to adjust its own depth (`HindsightDepth`).
     pub reduction: i32,
+    /// Fail highs of the nodes at this ply below the grandparent's
+    /// current move (`YoLmr` reduces more when the replies keep failing
+    /// high: Stockfish's `cutoffCnt`).
+    pub cutoff_cnt: i32,
 }
 
 /// Everything one search thread owns.
