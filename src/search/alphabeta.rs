@@ -1016,7 +1016,9 @@ pub(crate) fn search<const PV: bool>(
                     + 905 * above_alpha as i32
                     + deep as i32 * (935 + 959 * cut_node as i32);
             }
-            r += 691 - 65 * move_count as i32 - correction.abs() * 131_072 / 25_600;
+            // YaneuraOu's |correction| / 25,600 on its scale, where a
+            // point of the static value is 131,072: 5.12 a point.
+            r += 691 - 65 * move_count as i32 - correction.abs() * 512 / 100;
             if cut_node {
                 r += 3611 + 985 * (!tt_move.is_some()) as i32;
             }
