@@ -1072,35 +1072,15 @@ pub(crate) fn search<const PV: bool>(
             entry_depth,
         );
         td.pos.do_move(m);
-        let mut value;
-        if yo_reduced {
-            // YaneuraOu's late-move reduction: at least a ply, at most two
-            // beyond the full depth, a ply more at PV nodes.
+        // Late move reduction (004): the depth of the reduced null-window
+        // search, and the margins (deeper, shallower) by which its
+        // re-search goes a ply deeper or shallower, if at all.
+        let reduced = if yo_reduced {
+            // YaneuraOu's: at least a ply, at most two beyond the full
+            // depth, a ply more at PV nodes.
             let d = (new_depth - yo_r / 1024).min(new_depth + 2).max(1) + PV as i32;
-            stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
-            stats::count(
-                counted && cut_node && d < new_depth,
-                Event::ReducedAtCut,
-                entry_depth,
-            );
-            td.stack[ply].reduction = new_depth - d;
-            value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
-            td.stack[ply].reduction = 0;
-            if value > alpha {
-                let full = new_depth + (d < new_depth && value > best_value + 48) as i32
-                    - (value < best_value + 9) as i32;
-                if full > d {
-                    stats::count(counted, Event::Researched, entry_depth);
-                    stats::count(counted && cut_node, Event::ResearchedAtCut, entry_depth);
-                    value =
-                        -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, full, !cut_node);
-                }
-                if quiet {
-                    td.history.update_continuation_yo(key, &keys, 1426);
-                }
-            }
+            Some((d, Some((48, 9))))
         } else if reducible {
-            // Late move reduction (004): reduced null-window search first.
             let mut r = td.lmr[depth.min(63) as usize][move_count.min(63)];
             r += !PV as i32 + cut_node as i32 - improving as i32;
             r += params.lmr_cut_extra * cut_node as i32;
@@ -1123,6 +1103,14 @@ pub(crate) fn search<const PV: bool>(
             let d = (new_depth - r.max(-params.lmr_max_extension))
                 .max(1)
                 .min(new_depth + params.lmr_max_extension);
+            let adjust = (params.lmr_research_adjust != 0)
+                .then_some((params.lmr_deeper_margin, params.lmr_shallower_margin));
+            Some((d, adjust))
+        } else {
+            None
+        };
+        let mut value;
+        if let Some((d, adjust)) = reduced {
             stats::count(counted && d < new_depth, Event::Reduced, entry_depth);
             stats::count(
                 counted && cut_node && d < new_depth,
@@ -1133,20 +1121,25 @@ pub(crate) fn search<const PV: bool>(
             value = -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, d, true);
             td.stack[ply].reduction = 0;
             // Re-search when the reduced search beats alpha: at the full
-            // depth, or (`lmr_research_adjust`) a ply deeper or shallower
-            // by how far it beat the best value (a clear gain is worth a
-            // closer look; a marginal one at the reduced depth may stand).
+            // depth, or a ply deeper or shallower by how far it beat the
+            // best value (a clear gain is worth a closer look; a marginal
+            // one at the reduced depth may stand).
             if value > alpha {
                 let mut full = new_depth;
-                if params.lmr_research_adjust != 0 {
-                    full += (d < new_depth && value > best_value + params.lmr_deeper_margin) as i32
-                        - (value < best_value + params.lmr_shallower_margin) as i32;
+                if let Some((deeper, shallower)) = adjust {
+                    full += (d < new_depth && value > best_value + deeper) as i32
+                        - (value < best_value + shallower) as i32;
                 }
                 if full > d {
                     stats::count(counted, Event::Researched, entry_depth);
                     stats::count(counted && cut_node, Event::ResearchedAtCut, entry_depth);
                     value =
                         -search::<false>(td, ctx, ply + 1, -(alpha + 1), -alpha, full, !cut_node);
+                }
+                // YaneuraOu's continuation bonus after a reduced search
+                // that beat alpha.
+                if yo_lmr && quiet {
+                    td.history.update_continuation_yo(key, &keys, 1426);
                 }
             }
         } else if !PV || move_count > 1 {
