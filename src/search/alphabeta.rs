@@ -708,10 +708,10 @@ pub(crate) fn search<const PV: bool>(
     // static value (its evaluation's likely error) reduces less.
     let yo_lmr = features.yo_lmr && features.late_move_reductions;
     let tt_capture = yo_lmr && tt_move.is_some() && td.pos.is_capture(tt_move);
-    let correction = if raw_eval == -INFINITE {
-        0
-    } else {
+    let correction = if yo_lmr && raw_eval != -INFINITE {
         static_eval - raw_eval
+    } else {
+        0
     };
 
     // Gathered once: every move is made and taken back before the next.

@@ -442,10 +442,7 @@ mod tests {
     fn yo_updates_scale_to_our_bounds() {
         let mut h = Histories::default();
         let m = mv(40);
-        let keys = QuietKeys {
-            cont: [1, 2, 3],
-            pawn_slot: 5,
-        };
+        let keys = yo_keys(5);
         h.update_quiet_yo(Color::Black, m, 100, &keys, 1_000);
         assert_eq!(
             h.main.get(Color::Black, m),
@@ -468,10 +465,7 @@ mod tests {
     fn yo_stat_scores_read_yaneuraous_scale() {
         let mut h = Histories::default();
         let m = mv(40);
-        let keys = QuietKeys {
-            cont: [1, 2, 3],
-            pawn_slot: NO_PAWN_SLOT,
-        };
+        let keys = yo_keys(NO_PAWN_SLOT);
         assert_eq!(h.yo_quiet_stat(Color::Black, m, 100, &keys), 0);
         // At each table's bound, the score is YaneuraOu's at its bounds:
         // the butterfly history twice, the first two continuations once.
@@ -494,6 +488,14 @@ mod tests {
         let c: Vec<i32> = (1..=3).map(|k| g.continuation.get(k, 100)).collect();
         assert!(c[0] > c[1] && c[1] > 0 && c[2] > 0, "{c:?}");
         assert_eq!(g.main.get(Color::Black, m), 0);
+    }
+
+    /// Keys of three earlier moves (1, 2, 3) and the pawn row `pawn_slot`.
+    fn yo_keys(pawn_slot: usize) -> QuietKeys {
+        QuietKeys {
+            cont: [1, 2, 3],
+            pawn_slot,
+        }
     }
 
     fn mv(i: u8) -> Move {
