@@ -198,11 +198,12 @@ def candidate_moves(path, options, positions, nodes, warm):
     return moves, sum(depths) / max(len(depths), 1)
 
 
-def losses(reference, positions, moves):
-    """Each position's loss in expected score (None where not judged)."""
+def losses(cache, positions, moves):
+    """Each position's loss in expected score (None where not judged), from
+    the reference's scores `cache`."""
     out = []
     for position, move in zip(positions, moves):
-        entry = reference.cache.get(position)
+        entry = cache.get(position)
         if entry is None or move not in entry["scores"]:
             out.append(None)
             continue
@@ -216,6 +217,12 @@ def mean_and_error(xs):
     mean = sum(xs) / max(n, 1)
     var = sum((x - mean) ** 2 for x in xs) / max(n - 1, 1)
     return mean, math.sqrt(var / max(n, 1))
+
+
+def paired(mine, base):
+    """The mean difference of two runs' `losses` on the positions both
+    have judged, and its standard error."""
+    return mean_and_error([a - b for a, b in zip(mine, base) if a is not None and b is not None])
 
 
 def judge(reference, positions, moves):
@@ -285,13 +292,12 @@ def main():
         n, agree, cp, wp, se = judge(reference, positions, moves)
         line = (f"{name:50s} positions {n} depth {depth:5.2f} agree {100 * agree:5.1f} % "
                 f"loss {cp:6.1f} cp  {1000 * wp:6.2f} ± {1000 * se:4.2f} ‰")
-        mine = losses(reference, positions, moves)
+        mine = losses(reference.cache, positions, moves)
         if first is None:
             first = mine
         else:
             # Paired with the first run on the same positions: far less noise.
-            diff = [a - b for a, b in zip(mine, first) if a is not None and b is not None]
-            d, e = mean_and_error(diff)
+            d, e = paired(mine, first)
             line += f"  vs first {1000 * d:+6.2f} ± {1000 * e:4.2f} ‰"
         print(line, flush=True)
         if args.moves_out:

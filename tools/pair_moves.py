@@ -20,15 +20,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from move_quality import losses, mean_and_error  # noqa: E402  the same folder's proxy
+from move_quality import losses, mean_and_error, paired  # noqa: E402  the same folder's proxy
 from tree_shape import positions_from_records  # noqa: E402
-
-
-class Scores:
-    """The reference's cached scores, as `move_quality.losses` reads them."""
-
-    def __init__(self, path):
-        self.cache = json.load(open(path))
 
 
 def main():
@@ -53,16 +46,15 @@ def main():
             runs[record["name"]] = record  # the last run of a name counts
     if args.base not in runs:
         raise SystemExit(f"no run named {args.base!r} at {args.nodes} nodes")
-    scores = Scores(args.cache)
-    judged = {name: losses(scores, positions, r["moves"]) for name, r in runs.items()}
+    cache = json.load(open(args.cache))
+    judged = {name: losses(cache, positions, r["moves"]) for name, r in runs.items()}
     base = judged[args.base]
     for name, mine in judged.items():
         own = [x for x in mine if x is not None]
         mean, error = mean_and_error(own)
         line = f"{name:50s} positions {len(own)} loss {1000 * mean:6.2f} ± {1000 * error:4.2f} ‰"
         if name != args.base:
-            diff = [a - b for a, b in zip(mine, base) if a is not None and b is not None]
-            d, e = mean_and_error(diff)
+            d, e = paired(mine, base)
             line += f"  vs {args.base} {1000 * d:+6.2f} ± {1000 * e:4.2f} ‰"
         print(line)
 
