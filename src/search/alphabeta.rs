@@ -707,8 +707,9 @@ pub(crate) fn search<const PV: bool>(
     // its other moves more; how far the correction history moved the
     // static value (its evaluation's likely error) reduces less.
     let yo_lmr = features.yo_lmr && features.late_move_reductions;
-    let tt_capture = yo_lmr && tt_move.is_some() && td.pos.is_capture(tt_move);
-    let correction = if yo_lmr && raw_eval != -INFINITE {
+    let yo_singular = features.yo_singular && features.singular_extension;
+    let tt_capture = (yo_lmr || yo_singular) && tt_move.is_some() && td.pos.is_capture(tt_move);
+    let correction = if (yo_lmr || yo_singular) && raw_eval != -INFINITE {
         static_eval - raw_eval
     } else {
         0
@@ -930,20 +931,24 @@ pub(crate) fn search<const PV: bool>(
         // the hash move alone is expected to cut, it is searched
         // shallower (negative extension; `SeCutNegative`: at any cut node).
         let mut extension = 0;
-        if features.singular_extension
-            && !root
-            && m == tt_move
-            && !excluding
-            && depth >= params.se_min_depth
-            && (ply as i32) < 2 * td.root_depth
-        {
+        let tt_pv = td.stack[ply].tt_pv;
+        let se_deep_enough = if yo_singular {
+            depth >= 6 + tt_pv as i32
+        } else {
+            depth >= params.se_min_depth && (ply as i32) < 2 * td.root_depth
+        };
+        if features.singular_extension && !root && m == tt_move && !excluding && se_deep_enough {
             if let (Some(h), Some(tv)) = (tt_hit, tt_value) {
                 if h.bound != Bound::Upper
                     && h.bound != Bound::None
                     && h.depth >= depth - 3
                     && tv.abs() < MATE_IN_MAX_PLY
                 {
-                    let singular_beta = tv - params.se_margin * depth / 16;
+                    let singular_beta = if yo_singular {
+                        tv - (60 + 66 * (tt_pv && !PV) as i32) * depth / 55
+                    } else {
+                        tv - params.se_margin * depth / 16
+                    };
                     td.stack[ply].excluded = m;
                     let v = search::<false>(
                         td,
@@ -958,7 +963,35 @@ pub(crate) fn search<const PV: bool>(
                     if td.stopped {
                         return 0;
                     }
-                    if v < singular_beta {
+                    if yo_singular {
+                        if v < singular_beta {
+                            // YaneuraOu's margins: a quiet hash move off
+                            // the PV is extended by three plies unless the
+                            // static value's correction is large. Its
+                            // |correction| / 210,590 on its scale (131,072
+                            // a point) is 0.62 a point here.
+                            let corr_adj = correction.abs() * 62 / 100;
+                            let deep = (ply as i32 > td.root_depth) as i32;
+                            let double_margin = -4 + 212 * PV as i32
+                                - 182 * (!tt_capture) as i32
+                                - corr_adj
+                                - 44 * deep;
+                            let triple_margin = 73 + 320 * PV as i32 - 218 * (!tt_capture) as i32
+                                + 92 * tt_pv as i32
+                                - corr_adj
+                                - 45 * deep;
+                            extension = 1
+                                + (v < singular_beta - double_margin) as i32
+                                + (v < singular_beta - triple_margin) as i32;
+                            depth += 1;
+                        } else if v >= beta && v.abs() < MATE_IN_MAX_PLY {
+                            return v;
+                        } else if tv >= beta {
+                            extension = -3;
+                        } else if cut_node {
+                            extension = -2;
+                        }
+                    } else if v < singular_beta {
                         extension = 1;
                         if !PV
                             && v < singular_beta - params.se_double_margin

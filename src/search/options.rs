@@ -166,6 +166,13 @@ pub struct Features {
     /// shallower when its reduction would be large. Meant with
     /// `YoHistory`, whose negative-leaning scores it expects.
     pub yo_lmr: bool,
+    /// YaneuraOu's singular extension: a margin about half Ryuo's
+    /// (twice that on nodes once on the PV), up to three plies for a
+    /// quiet hash move off the PV, the node itself a ply deeper when its
+    /// hash move is singular, a multi-cut returning the reduced search's
+    /// value whenever it reaches beta, and negative extensions of three
+    /// and two plies; no limit by the ply.
+    pub yo_singular: bool,
 }
 
 impl Default for Features {
@@ -219,6 +226,7 @@ impl Default for Features {
             skip_late_quiets: false,
             yo_history: false,
             yo_lmr: false,
+            yo_singular: false,
         }
     }
 }
@@ -232,7 +240,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 19] = [
+    pub const OPT_IN: [(&'static str, Switch); 20] = [
         ("MateOnePly", |f, on| f.mate_one_ply = on),
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
@@ -256,6 +264,7 @@ impl Features {
         ("SkipLateQuiets", |f, on| f.skip_late_quiets = on),
         ("YoHistory", |f, on| f.yo_history = on),
         ("YoLmr", |f, on| f.yo_lmr = on),
+        ("YoSingular", |f, on| f.yo_singular = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
