@@ -684,9 +684,9 @@ mod tests {
         assert_eq!(o.search_options().features, Features::default());
         o.set("NullMove", Some("false")).unwrap();
         o.set("Killers", Some("1")).unwrap();
-        o.set("MateOnePly", Some("true")).unwrap();
+        o.set("MateOnePly", Some("false")).unwrap();
         let f = o.search_options().features;
-        assert!(f.mate_one_ply && !Features::default().mate_one_ply);
+        assert!(!f.mate_one_ply && Features::default().mate_one_ply);
         assert!(!f.null_move);
         assert_eq!(f.killers, 1);
         assert!(f.late_move_reductions);
