@@ -703,9 +703,10 @@ pub(crate) fn search<const PV: bool>(
     let mut quiets_tried: ArrayVec<(Move, usize), 64> = ArrayVec::new();
     let mut captures_tried: ArrayVec<(Move, usize), 32> = ArrayVec::new();
 
-    // `YoLmr`'s per-node terms: a node whose hash move captures reduces
-    // its other moves more; how far the correction history moved the
-    // static value (its evaluation's likely error) reduces less.
+    // `YoLmr`'s and `YoSingular`'s per-node terms: a node whose hash move
+    // captures reduces its other moves more (and extends its hash move
+    // less); how far the correction history moved the static value (its
+    // evaluation's likely error) reduces less (and extends less).
     let yo_lmr = features.yo_lmr && features.late_move_reductions;
     let yo_singular = features.yo_singular && features.singular_extension;
     let tt_capture = (yo_lmr || yo_singular) && tt_move.is_some() && td.pos.is_capture(tt_move);

@@ -205,10 +205,10 @@ impl Default for Features {
             // Off: against the stability-only rule at 4 s + 50 ms it
             // measured -3.5 +- 47.4 Elo (200 games), no gain to show.
             adaptive_time: false,
-            // On: with the network, on against off measured +26 +- 48 Elo
-            // at byoyomi 100 ms (200 games) and +77.7 +- 47.9 at 10 s +
-            // 0.1 s (200 games; -81 +- 70 in 100 games when the test cost
-            // a fifth of the speed, now a tenth).
+            // On: with the network, on against off measured +77.7 +- 47.9
+            // Elo at 10 s + 0.1 s and +50.7 +- 47.6 at byoyomi 100 ms (200
+            // games each; -81 +- 70 in 100 games at 10 s + 0.1 s when the
+            // test cost a fifth of the speed, now a tenth).
             mate_one_ply: true,
             continuation_correction: false,
             quiet_promotions: false,
