@@ -932,14 +932,14 @@ pub(crate) fn search<const PV: bool>(
         // the hash move alone is expected to cut, it is searched
         // shallower (negative extension; `SeCutNegative`: at any cut node).
         let mut extension = 0;
-        let tt_pv = td.stack[ply].tt_pv;
-        let se_deep_enough = if yo_singular {
-            depth >= 6 + tt_pv as i32
-        } else {
-            depth >= params.se_min_depth && (ply as i32) < 2 * td.root_depth
-        };
-        if features.singular_extension && !root && m == tt_move && !excluding && se_deep_enough {
-            if let (Some(h), Some(tv)) = (tt_hit, tt_value) {
+        if features.singular_extension && !root && m == tt_move && !excluding {
+            let tt_pv = td.stack[ply].tt_pv;
+            let deep_enough = if yo_singular {
+                depth >= 6 + tt_pv as i32
+            } else {
+                depth >= params.se_min_depth && (ply as i32) < 2 * td.root_depth
+            };
+            if let (true, Some(h), Some(tv)) = (deep_enough, tt_hit, tt_value) {
                 if h.bound != Bound::Upper
                     && h.bound != Bound::None
                     && h.depth >= depth - 3
@@ -964,8 +964,21 @@ pub(crate) fn search<const PV: bool>(
                     if td.stopped {
                         return 0;
                     }
-                    if yo_singular {
-                        if v < singular_beta {
+                    // Multi-cut: YaneuraOu returns the reduced search's
+                    // value once it reaches beta; Ryuo's form, the margin's
+                    // bound once that is at beta.
+                    let multi_cut = if yo_singular {
+                        (v >= beta && v.abs() < MATE_IN_MAX_PLY).then_some(v)
+                    } else {
+                        (singular_beta >= beta).then_some(singular_beta)
+                    };
+                    let (negative, cut_negative) = if yo_singular {
+                        (3, 2)
+                    } else {
+                        (params.se_negative, params.se_cut_negative)
+                    };
+                    if v < singular_beta {
+                        if yo_singular {
                             // YaneuraOu's margins: a quiet hash move off
                             // the PV is extended by three plies unless the
                             // static value's correction is large. Its
@@ -985,27 +998,21 @@ pub(crate) fn search<const PV: bool>(
                                 + (v < singular_beta - double_margin) as i32
                                 + (v < singular_beta - triple_margin) as i32;
                             depth += 1;
-                        } else if v >= beta && v.abs() < MATE_IN_MAX_PLY {
-                            return v;
-                        } else if tv >= beta {
-                            extension = -3;
-                        } else if cut_node {
-                            extension = -2;
+                        } else {
+                            extension = 1;
+                            if !PV
+                                && v < singular_beta - params.se_double_margin
+                                && td.stack[ply].double_extensions < params.se_max_doubles
+                            {
+                                extension = 2;
+                            }
                         }
-                    } else if v < singular_beta {
-                        extension = 1;
-                        if !PV
-                            && v < singular_beta - params.se_double_margin
-                            && td.stack[ply].double_extensions < params.se_max_doubles
-                        {
-                            extension = 2;
-                        }
-                    } else if singular_beta >= beta {
-                        return singular_beta;
+                    } else if let Some(value) = multi_cut {
+                        return value;
                     } else if tv >= beta {
-                        extension = -params.se_negative;
+                        extension = -negative;
                     } else if cut_node {
-                        extension = -params.se_cut_negative;
+                        extension = -cut_negative;
                     }
                 }
             }
