@@ -407,7 +407,7 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 /// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
 /// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`,
 /// `FutilityBestValue`, `SeeByReducedDepth`, `ReducedDepthPruning`,
-/// `HistoryPruning`, `YoHistory`, `YoLmr`, `YoSingular`)
+/// `HistoryPruning`, `YoHistory`, `YoLmr`, `YoSingular`, `YoCaptureOrder`)
 /// reach the search: each changes the bench's
 /// middle-game trees, and with each the lines stay legal and the mates
 /// the same.
@@ -421,7 +421,7 @@ fn search_parity_switches_keep_the_search_sound() {
     assert!(!defaults.history_futility && !defaults.futility_best_value);
     assert!(!defaults.see_by_reduced_depth && !defaults.reduced_depth_pruning);
     assert!(!defaults.history_pruning && !defaults.yo_history);
-    assert!(!defaults.yo_lmr && !defaults.yo_singular);
+    assert!(!defaults.yo_lmr && !defaults.yo_singular && !defaults.yo_capture_order);
     let parity = [
         "ContinuationCorrection",
         "QuietPromotions",
@@ -439,6 +439,7 @@ fn search_parity_switches_keep_the_search_sound() {
         "YoHistory",
         "YoLmr",
         "YoSingular",
+        "YoCaptureOrder",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN
         .into_iter()

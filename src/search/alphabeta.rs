@@ -4,7 +4,10 @@
 
 use super::correction::{pawn_key, MoveKeys};
 use super::history::{piece_to, Histories, PawnHistory, QuietKeys, NO_PAWN_SLOT, NO_PIECE_TO};
-use super::movepick::{drop_near_king, LateQuiets, MovePicker, Ordering as MoveOrdering};
+use super::movepick::{
+    drop_near_king, CaptureOrder, LateQuiets, MovePicker, Ordering as MoveOrdering,
+};
+use super::options::Features;
 use super::params::*;
 use super::see::see_ge;
 use super::stats::{self, Event};
@@ -360,6 +363,17 @@ fn yo_base_reduction(depth: i32, move_count: usize, improving: bool, pv: bool, t
     scale - 585 * pv as i32 + (!improving as i32) * scale * 206 / 512 + 1133 + 1013 * tt_pv as i32
 }
 
+/// How the move picker orders captures under `features`.
+fn capture_order(features: &Features) -> CaptureOrder {
+    if features.yo_capture_order {
+        CaptureOrder::Yo
+    } else if features.capture_history {
+        CaptureOrder::VictimThenHistory
+    } else {
+        CaptureOrder::Victim
+    }
+}
+
 /// Negamax alpha-beta search of the position in `td.pos` to `depth` plies.
 /// `PV`: the node lies on the principal variation (full window).
 /// `cut_node`: a null-window node expected to fail high.
@@ -689,7 +703,7 @@ pub(crate) fn search<const PV: bool>(
         MoveOrdering {
             killer_slots,
             history: features.history,
-            capture_history: features.capture_history,
+            captures: capture_order(features),
             keys,
             depth,
             quiet_promotions: features.quiet_promotions,
@@ -1411,7 +1425,7 @@ fn probcut(
     let mut picker = MovePicker::new_qsearch(
         &td.pos,
         tt_move,
-        ctx.options.features.capture_history,
+        capture_order(&ctx.options.features),
         ctx.options.features.quiet_promotions,
     );
     let threshold = probcut_beta - static_eval;
@@ -1550,7 +1564,7 @@ pub(crate) fn qsearch<const PV: bool>(
     let mut picker = MovePicker::new_qsearch(
         &td.pos,
         tt_move,
-        ctx.options.features.capture_history,
+        capture_order(&ctx.options.features),
         ctx.options.features.quiet_promotions,
     );
     let mut best_move = Move::NONE;

@@ -3,9 +3,9 @@
 //! good capture that cuts off never pays for generating quiet moves.
 //!
 //! Main search, not in check:
-//! hash move → good captures and promotions (SEE ≥ 0, MVV then capture
-//! history) → killer 1 → killer 2 → quiet moves and drops by history
-//! (butterfly and continuation) → bad captures.
+//! hash move → good captures and promotions (by `CaptureOrder`: SEE ≥ 0,
+//! MVV then capture history) → killer 1 → killer 2 → quiet moves and drops
+//! by history (butterfly and continuation) → bad captures.
 //! In check: hash move → evasions (captures by MVV, then history).
 //! Quiescence: hash move if tactical → captures and promotions.
 //! With `quiet_promotions`, a promotion to an empty square is a quiet
@@ -39,6 +39,27 @@ enum Stage {
     Done,
 }
 
+/// How captures are ordered among themselves, and which count as good.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureOrder {
+    /// By the victim, then the cheaper attacker (MVV-LVA); good when the
+    /// exchange loses nothing.
+    Victim,
+    /// By the victim, then the capture history; good when the exchange
+    /// loses nothing.
+    VictimThenHistory,
+    /// YaneuraOu's (`YoCaptureOrder`): the capture history (on its scale)
+    /// plus seven times the victim's value, so the history can lift a
+    /// capture above a larger victim; good when the exchange loses less
+    /// than an eighteenth of that score (a well-tried capture may give up
+    /// a little, one the history dislikes must win something).
+    Yo,
+}
+
+/// Captures score above every other move (promotions 500,000, quiet
+/// moves within the histories' bounds).
+const CAPTURE_BASE: i32 = 1_000_000;
+
 #[derive(Clone, Copy)]
 struct Scored {
     mv: Move,
@@ -56,7 +77,7 @@ pub struct MovePicker {
     bad_end: usize,
     quiet_start: usize,
     use_history: bool,
-    use_capture_history: bool,
+    captures: CaptureOrder,
     /// What the quiet moves' histories are looked up by.
     keys: QuietKeys,
     /// Quiet moves scoring below this are not sorted.
@@ -142,8 +163,8 @@ pub struct Ordering {
     pub killer_slots: usize,
     /// Butterfly and continuation histories for quiet moves.
     pub history: bool,
-    /// Capture history after the victim for captures.
-    pub capture_history: bool,
+    /// How captures are ordered.
+    pub captures: CaptureOrder,
     /// What the quiet moves' histories are looked up by.
     pub keys: QuietKeys,
     /// Remaining depth: quiet moves scoring below `-quiet_sort_limit ·
@@ -175,7 +196,7 @@ impl MovePicker {
             bad_end: 0,
             quiet_start: 0,
             use_history: ordering.history,
-            use_capture_history: ordering.capture_history,
+            captures: ordering.captures,
             keys: ordering.keys,
             sort_limit: -ordering.quiet_sort_limit * ordering.depth,
             quiet_promotions: ordering.quiet_promotions,
@@ -191,7 +212,7 @@ impl MovePicker {
     pub fn new_qsearch(
         pos: &Position,
         tt_move: Move,
-        capture_history: bool,
+        captures: CaptureOrder,
         quiet_promotions: bool,
     ) -> MovePicker {
         let tt = validate(pos, tt_move);
@@ -212,7 +233,7 @@ impl MovePicker {
             bad_end: 0,
             quiet_start: 0,
             use_history: true,
-            use_capture_history: capture_history,
+            captures,
             keys: QuietKeys::NONE,
             sort_limit: 0,
             quiet_promotions,
@@ -326,8 +347,9 @@ impl MovePicker {
                         if m == self.tt_move {
                             continue;
                         }
-                        if see_ge(pos, m, 0) {
-                            self.exchange_known_good = true;
+                        let threshold = self.good_capture_threshold(pos, m);
+                        if see_ge(pos, m, threshold) {
+                            self.exchange_known_good = threshold >= 0;
                             return Some(m);
                         }
                         // Keep it for the last stage, in a slot already used.
@@ -413,6 +435,17 @@ impl MovePicker {
         }
     }
 
+    /// The exchange `m`, the move just picked, must reach to count among
+    /// the good captures (see `CaptureOrder`).
+    #[inline]
+    fn good_capture_threshold(&self, pos: &Position, m: Move) -> i32 {
+        if self.captures == CaptureOrder::Yo && pos.is_capture(m) {
+            -(self.list[self.cur - 1].score - CAPTURE_BASE) / 18
+        } else {
+            0
+        }
+    }
+
     /// Selection step: swaps the best remaining move to `cur` and takes it.
     fn pick_best(&mut self) -> Move {
         let mut best = self.cur;
@@ -435,7 +468,7 @@ impl MovePicker {
             rows: history.quiet_rows(us, &self.keys),
             us,
             use_history: self.use_history,
-            use_capture_history: self.use_capture_history,
+            captures: self.captures,
             quiet_promotions: self.quiet_promotions,
         };
         generate_into(pos, gen, &mut sink);
@@ -455,7 +488,7 @@ struct ScoringSink<'a> {
     rows: QuietRows<'a>,
     us: Color,
     use_history: bool,
-    use_capture_history: bool,
+    captures: CaptureOrder,
     quiet_promotions: bool,
 }
 
@@ -468,12 +501,19 @@ impl ScoringSink<'_> {
         let key = moved.index() * 81 + to.index();
         if !victim.is_empty() {
             let victim = victim.kind();
-            let tiebreak = if self.use_capture_history {
-                self.history.capture.get(key, victim) / 4
-            } else {
-                -piece_value(self.pos.piece_on(m.from()).kind()) / 16
-            };
-            1_000_000 + capture_value(victim) * 16 + tiebreak
+            CAPTURE_BASE
+                + match self.captures {
+                    CaptureOrder::Victim => {
+                        capture_value(victim) * 16
+                            - piece_value(self.pos.piece_on(m.from()).kind()) / 16
+                    }
+                    CaptureOrder::VictimThenHistory => {
+                        capture_value(victim) * 16 + self.history.capture.get(key, victim) / 4
+                    }
+                    CaptureOrder::Yo => {
+                        7 * piece_value(victim) + self.history.yo_capture_stat(key, victim)
+                    }
+                }
         } else if m.is_promotion() && !self.quiet_promotions {
             let pt = self.pos.piece_on(m.from()).kind();
             500_000 + piece_value(pt.promote()) - piece_value(pt)
@@ -659,7 +699,7 @@ mod tests {
         let ordering = Ordering {
             killer_slots: 2,
             history: true,
-            capture_history: true,
+            captures: CaptureOrder::VictimThenHistory,
             keys: QuietKeys::NONE,
             depth: 3,
             quiet_promotions: false,

@@ -173,6 +173,11 @@ pub struct Features {
     /// value whenever it reaches beta, and negative extensions of three
     /// and two plies; no limit by the ply.
     pub yo_singular: bool,
+    /// YaneuraOu's capture order: the capture history (on its scale) plus
+    /// seven times the victim's value, where Ryuo's orders by the victim
+    /// first; a capture counts as good when its exchange loses less than
+    /// an eighteenth of that score (Ryuo's: when it loses nothing).
+    pub yo_capture_order: bool,
 }
 
 impl Default for Features {
@@ -227,6 +232,7 @@ impl Default for Features {
             yo_history: false,
             yo_lmr: false,
             yo_singular: false,
+            yo_capture_order: false,
         }
     }
 }
@@ -240,7 +246,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 19] = [
+    pub const OPT_IN: [(&'static str, Switch); 20] = [
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
         ("ContinuationCorrection", |f, on| {
@@ -264,6 +270,7 @@ impl Features {
         ("YoHistory", |f, on| f.yo_history = on),
         ("YoLmr", |f, on| f.yo_lmr = on),
         ("YoSingular", |f, on| f.yo_singular = on),
+        ("YoCaptureOrder", |f, on| f.yo_capture_order = on),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI
