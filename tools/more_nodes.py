@@ -26,7 +26,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from move_quality import losses, new_game, run_search  # noqa: E402
+from move_quality import losses, moves_out_runs, new_game, run_search  # noqa: E402
 from tactics import Engine, parse_options  # noqa: E402
 from tree_shape import positions_from_records  # noqa: E402
 
@@ -35,8 +35,7 @@ def runs_by_tag(paths):
     """Each run's moves by `name@nodes` (the last run of a tag counts)."""
     runs = {}
     for path in paths:
-        for line in open(path):
-            record = json.loads(line)
+        for record in moves_out_runs(path):
             runs[f"{record['name']}@{record['nodes']}"] = record["moves"]
     return runs
 

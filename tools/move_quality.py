@@ -198,6 +198,13 @@ def candidate_moves(path, options, positions, nodes, warm):
     return moves, sum(depths) / max(len(depths), 1)
 
 
+def moves_out_runs(path):
+    """The runs a `--moves-out` file holds (name, nodes, moves), oldest
+    first."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def losses(cache, positions, moves):
     """Each position's loss in expected score (None where not judged), from
     the reference's scores `cache`."""

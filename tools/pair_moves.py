@@ -20,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from move_quality import losses, mean_and_error, paired  # noqa: E402  the same folder's proxy
+from move_quality import losses, mean_and_error, moves_out_runs, paired  # noqa: E402  the same folder's proxy
 from tree_shape import positions_from_records  # noqa: E402
 
 
@@ -40,8 +40,7 @@ def main():
     positions = positions_from_records(
         args.records, list(range(args.first, args.last + 1, args.step)), args.games)
     runs = {}
-    for line in open(args.moves):
-        record = json.loads(line)
+    for record in moves_out_runs(args.moves):
         if record["nodes"] == args.nodes:
             runs[record["name"]] = record  # the last run of a name counts
     if args.base not in runs:
