@@ -177,13 +177,21 @@ mod x86 {
                 w: &[i8],
                 bias: &[i32],
             ) {
-                let mut sets = [[_mm256_setzero_si256(); K]; 2];
-                for (i, &g) in live.iter().enumerate() {
-                    let g = usize::from(g);
-                    let acc = &mut sets[i & 1];
-                    // SAFETY: group `g` lies in `input` and its weights,
-                    // 32·K bytes from 32·K·g, in `w` (`w.len() ==
-                    // input.len() · 8K`); unaligned reads have no
+                /// Adds group `g`'s four input bytes times each output's
+                /// four weights to `acc`.
+                ///
+                /// # Safety
+                /// As the kernel's, and group `g` lies in `input` and its
+                /// weights, 32·K bytes from 32·K·g, in `w`.
+                #[target_feature(enable = $features)]
+                #[inline]
+                unsafe fn add_group<const K: usize>(
+                    acc: &mut [__m256i; K],
+                    input: &[u8],
+                    w: &[i8],
+                    g: usize,
+                ) {
+                    // SAFETY: the caller's; unaligned reads have no
                     // alignment requirement.
                     unsafe {
                         let $x = _mm256_set1_epi32(
@@ -196,16 +204,37 @@ mod x86 {
                         }
                     }
                 }
-                let mut acc = sets[0];
-                for (a, b) in acc.iter_mut().zip(&sets[1]) {
+                // Indexed by constants only (pairs of groups, then the odd
+                // one), so both sets stay in registers: a set chosen by
+                // `i & 1` was kept on the stack, a store and a load per
+                // product, and the loop ran at the store-forwarding latency.
+                let mut even = [_mm256_setzero_si256(); K];
+                let mut odd = [_mm256_setzero_si256(); K];
+                let mut pairs = live.chunks_exact(2);
+                for pair in &mut pairs {
+                    // SAFETY: `live` holds group indices of `input`, whose
+                    // weights `w` holds (the kernel's contract).
+                    unsafe {
+                        add_group::<K>(&mut even, input, w, usize::from(pair[0]));
+                        add_group::<K>(&mut odd, input, w, usize::from(pair[1]));
+                    }
+                }
+                if let [last] = pairs.remainder() {
+                    // SAFETY: as just above.
+                    unsafe { add_group::<K>(&mut even, input, w, usize::from(*last)) };
+                }
+                for (a, b) in even.iter_mut().zip(&odd) {
                     *a = _mm256_add_epi32(*a, *b);
                 }
-                for (k, a) in acc.iter().enumerate() {
-                    let mut lanes = [0i32; 8];
-                    // SAFETY: `lanes` holds exactly eight i32.
-                    unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), *a) };
-                    for (i, lane) in lanes.iter().enumerate() {
-                        out[8 * k + i] = bias[8 * k + i].wrapping_add(*lane);
+                assert!(out.len() == 8 * K && bias.len() == 8 * K);
+                for (k, a) in even.iter().enumerate() {
+                    // SAFETY: `out` and `bias` hold 8·K i32 (asserted just
+                    // above); unaligned accesses have no alignment
+                    // requirement. The add wraps, as `wrapping_add`.
+                    unsafe {
+                        let b = _mm256_loadu_si256(bias.as_ptr().add(8 * k).cast());
+                        let sum = _mm256_add_epi32(*a, b);
+                        _mm256_storeu_si256(out.as_mut_ptr().add(8 * k).cast(), sum);
                     }
                 }
             }
