@@ -269,61 +269,66 @@ mod tests {
 
     /// Every kernel the CPU has against the plain sum, over the full `i8`
     /// weight range (products at the `vpmaddubsw` bound) and inputs with
-    /// zero groups, for each output width.
+    /// some, no and only zero groups, for each output width.
     #[test]
     fn kernels_equal_the_plain_sum() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(11);
-        for outputs in [8, 16, 32, 64] {
-            for inputs in [32, 512, 2048] {
-                let weights: Vec<i8> = (0..outputs * inputs).map(|_| rng.gen()).collect();
-                let bias: Vec<i32> = (0..outputs)
-                    .map(|_| rng.gen_range(-99_999..99_999))
-                    .collect();
-                let input: Vec<u8> = (0..inputs)
-                    .map(|i| {
-                        if (i / 4) % 3 == 0 {
-                            0
-                        } else {
-                            rng.gen_range(0..=127)
-                        }
-                    })
-                    .collect();
-                let expected: Vec<i32> = (0..outputs)
-                    .map(|o| {
-                        let row = &weights[o * inputs..(o + 1) * inputs];
-                        let sum: i32 = row
-                            .iter()
-                            .zip(&input)
-                            .map(|(&w, &x)| i32::from(w) * i32::from(x))
-                            .sum();
-                        bias[o] + sum
-                    })
-                    .collect();
-                let scrambled = scramble(&weights, outputs, inputs, inputs);
-                let mut got = vec![0; outputs];
-                let mut live = LiveGroups::new();
-                if affine_sparse(&mut got, &input, &scrambled, &bias, &mut live).is_some() {
-                    assert_eq!(got, expected, "{outputs} outputs, {inputs} inputs");
-                }
-                #[cfg(target_arch = "x86_64")]
-                if crate::hints::has_x86_64_v3() {
-                    // The AVX2 kernel too, on a CPU whose default is VNNI.
-                    let mut got = vec![0; outputs];
-                    // SAFETY: the CPU has AVX2 (checked above); the shapes
-                    // are the kernel's.
-                    #[allow(unsafe_code)]
-                    unsafe {
-                        let count = x86::live_groups(&input, &mut live.0);
-                        let groups = &live.0[..count];
-                        match outputs {
-                            8 => x86::avx2::<1>(&mut got, &input, groups, &scrambled, &bias),
-                            16 => x86::avx2::<2>(&mut got, &input, groups, &scrambled, &bias),
-                            32 => x86::avx2::<4>(&mut got, &input, groups, &scrambled, &bias),
-                            _ => x86::avx2::<8>(&mut got, &input, groups, &scrambled, &bias),
-                        }
+        // Every third group zero (an odd number of live groups at these
+        // sizes), none (an even number: no odd group left over), all.
+        let patterns: [fn(usize) -> bool; 3] = [|g| g % 3 == 0, |_| false, |_| true];
+        for (outputs, inputs, zero_group) in [8, 16, 32, 64]
+            .into_iter()
+            .flat_map(|o| [32, 512, 2048].map(|i| (o, i)))
+            .flat_map(|(o, i)| patterns.map(|z| (o, i, z)))
+        {
+            let weights: Vec<i8> = (0..outputs * inputs).map(|_| rng.gen()).collect();
+            let bias: Vec<i32> = (0..outputs)
+                .map(|_| rng.gen_range(-99_999..99_999))
+                .collect();
+            let input: Vec<u8> = (0..inputs)
+                .map(|i| {
+                    if zero_group(i / 4) {
+                        0
+                    } else {
+                        rng.gen_range(0..=127)
                     }
-                    assert_eq!(got, expected, "AVX2, {outputs} outputs, {inputs} inputs");
+                })
+                .collect();
+            let expected: Vec<i32> = (0..outputs)
+                .map(|o| {
+                    let row = &weights[o * inputs..(o + 1) * inputs];
+                    let sum: i32 = row
+                        .iter()
+                        .zip(&input)
+                        .map(|(&w, &x)| i32::from(w) * i32::from(x))
+                        .sum();
+                    bias[o] + sum
+                })
+                .collect();
+            let scrambled = scramble(&weights, outputs, inputs, inputs);
+            let mut got = vec![0; outputs];
+            let mut live = LiveGroups::new();
+            if affine_sparse(&mut got, &input, &scrambled, &bias, &mut live).is_some() {
+                assert_eq!(got, expected, "{outputs} outputs, {inputs} inputs");
+            }
+            #[cfg(target_arch = "x86_64")]
+            if crate::hints::has_x86_64_v3() {
+                // The AVX2 kernel too, on a CPU whose default is VNNI.
+                let mut got = vec![0; outputs];
+                // SAFETY: the CPU has AVX2 (checked above); the shapes
+                // are the kernel's.
+                #[allow(unsafe_code)]
+                unsafe {
+                    let count = x86::live_groups(&input, &mut live.0);
+                    let groups = &live.0[..count];
+                    match outputs {
+                        8 => x86::avx2::<1>(&mut got, &input, groups, &scrambled, &bias),
+                        16 => x86::avx2::<2>(&mut got, &input, groups, &scrambled, &bias),
+                        32 => x86::avx2::<4>(&mut got, &input, groups, &scrambled, &bias),
+                        _ => x86::avx2::<8>(&mut got, &input, groups, &scrambled, &bias),
+                    }
                 }
+                assert_eq!(got, expected, "AVX2, {outputs} outputs, {inputs} inputs");
             }
         }
     }
