@@ -226,10 +226,11 @@ mod x86 {
                 for (a, b) in even.iter_mut().zip(&odd) {
                     *a = _mm256_add_epi32(*a, *b);
                 }
-                assert!(out.len() == 8 * K && bias.len() == 8 * K);
+                // `affine_sparse` checked the shapes before choosing `K`.
+                debug_assert!(out.len() == 8 * K && bias.len() == 8 * K);
                 for (k, a) in even.iter().enumerate() {
-                    // SAFETY: `out` and `bias` hold 8·K i32 (asserted just
-                    // above); unaligned accesses have no alignment
+                    // SAFETY: `out` and `bias` hold 8·K i32 (the kernel's
+                    // contract); unaligned accesses have no alignment
                     // requirement. The add wraps, as `wrapping_add`.
                     unsafe {
                         let b = _mm256_loadu_si256(bias.as_ptr().add(8 * k).cast());
