@@ -240,15 +240,29 @@ fn reward_hash_cut(td: &mut ThreadData, ctx: &SearchContext, ply: usize, m: Move
     } else {
         ctx.options.params.history_bonus(depth)
     };
-    learn_quiet(td, features.yo_history, us, m, key, &keys, bonus);
+    let low_ply = ctx.options.params.low_ply_history != 0;
+    learn_quiet(
+        td,
+        features.yo_history,
+        low_ply,
+        ply,
+        us,
+        m,
+        key,
+        &keys,
+        bonus,
+    );
 }
 
 /// Adds `amount` to the quiet histories of `m` (key `to`): Ryuo's update,
 /// or with `yo` YaneuraOu's (`amount` on its scale, shared out per table).
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn learn_quiet(
     td: &mut ThreadData,
     yo: bool,
+    low_ply: bool,
+    ply: usize,
     us: crate::types::Color,
     m: Move,
     to: usize,
@@ -259,6 +273,9 @@ fn learn_quiet(
         td.history.update_quiet_yo(us, m, to, keys, amount);
     } else {
         update_quiet_histories(td, us, m, to, keys, amount);
+    }
+    if low_ply {
+        td.history.update_low_ply(ply, m, amount, yo);
     }
 }
 
@@ -718,6 +735,9 @@ pub(crate) fn search<const PV: bool>(
             depth,
             quiet_promotions: features.quiet_promotions,
             quiet_sort_limit: params.quiet_sort_limit,
+            quiet_check_bonus: params.quiet_check_bonus,
+            ply,
+            low_ply_history: params.low_ply_history,
         },
     );
     let mut best_value = -INFINITE;
@@ -1332,9 +1352,20 @@ pub(crate) fn search<const PV: bool>(
             }
             if features.history {
                 let best_key = piece_to(&td.pos, best_move);
-                learn_quiet(td, yo, us, best_move, best_key, &keys, quiet_bonus);
+                let low = params.low_ply_history != 0;
+                learn_quiet(
+                    td,
+                    yo,
+                    low,
+                    ply,
+                    us,
+                    best_move,
+                    best_key,
+                    &keys,
+                    quiet_bonus,
+                );
                 for &(q, q_key) in &quiets_tried {
-                    learn_quiet(td, yo, us, q, q_key, &keys, -quiet_malus);
+                    learn_quiet(td, yo, low, ply, us, q, q_key, &keys, -quiet_malus);
                     quiet_malus = quiet_malus * fade / 1024;
                 }
             }

@@ -47,6 +47,53 @@ const YO_CONT_WEIGHTS: [i32; 3] = [1157, 648, 576];
 /// Number of "from" slots: 81 squares, then one per droppable kind.
 const FROM_SLOTS: usize = 81 + 8;
 
+/// Plies from the root whose quiet moves also have a history of their own
+/// (Stockfish's and YaneuraOu's `LOW_PLY_HISTORY_SIZE`).
+pub const LOW_PLY: usize = 5;
+
+/// The low-ply history (`LowPlyHistory`): quiet moves by ply from the
+/// root (below `LOW_PLY`), origin and destination. The few nodes near
+/// the root are searched again at every iteration, so their own record
+/// orders them better than the game-long tables; forgotten at each
+/// search, as the root changes.
+pub struct LowPlyHistory {
+    table: Box<[[[i16; 81]; FROM_SLOTS]; LOW_PLY]>,
+}
+
+impl Default for LowPlyHistory {
+    fn default() -> Self {
+        LowPlyHistory {
+            table: Box::new([[[0; 81]; FROM_SLOTS]; LOW_PLY]),
+        }
+    }
+}
+
+impl LowPlyHistory {
+    /// The score of `m` at `ply` (below `LOW_PLY`).
+    #[inline]
+    pub fn get(&self, ply: usize, m: Move) -> i32 {
+        self.table[ply][from_slot(m)][m.to().index()] as i32
+    }
+
+    /// Adds `bonus` to `m` at `ply` with gravity; plies from `LOW_PLY` on
+    /// have no table.
+    #[inline]
+    pub fn update(&mut self, ply: usize, m: Move, bonus: i32) {
+        if let Some(t) = self.table.get_mut(ply) {
+            apply_bonus(&mut t[from_slot(m)][m.to().index()], bonus);
+        }
+    }
+
+    /// Forgets everything (new search).
+    pub fn clear(&mut self) {
+        for ply in self.table.iter_mut() {
+            for row in ply.iter_mut() {
+                row.fill(0);
+            }
+        }
+    }
+}
+
 /// Butterfly history: how often a quiet move (from/to, drops keyed by the
 /// dropped kind) caused cutoffs, per side to move.
 pub struct ButterflyHistory {
@@ -312,6 +359,8 @@ pub struct Histories {
     pub continuation: ContinuationHistory,
     /// Quiet moves by the pawn structure they were played in.
     pub pawn: PawnHistory,
+    /// Quiet moves near the root of this search.
+    pub low_ply: LowPlyHistory,
 }
 
 impl Histories {
@@ -321,6 +370,7 @@ impl Histories {
         self.capture.clear();
         self.continuation.clear();
         self.pawn.clear();
+        self.low_ply.clear();
     }
 
     /// `YoHistory`: adds YaneuraOu's update `bonus` (on its scale) to the
@@ -335,6 +385,18 @@ impl Histories {
         let pawn = bonus * if bonus > 0 { 850 } else { 550 } / 1024;
         self.pawn
             .update(keys.pawn_slot, to, pawn * HISTORY_MAX / YO_PAWN_BOUND);
+    }
+
+    /// `LowPlyHistory`: YaneuraOu's share (761 of 1,024) of the quiet
+    /// update `amount` (on its scale with `yo`) to the low-ply history of
+    /// `m` at `ply`.
+    pub fn update_low_ply(&mut self, ply: usize, m: Move, amount: i32, yo: bool) {
+        let amount = if yo {
+            amount * HISTORY_MAX / YO_MAIN_BOUND
+        } else {
+            amount
+        };
+        self.low_ply.update(ply, m, amount * 761 / 1024);
     }
 
     /// `YoLmr`: YaneuraOu's bonus `amount` (on its scale) to the
@@ -394,7 +456,30 @@ impl Histories {
                 row(&self.continuation.table, keys.cont[1]),
                 row(&self.continuation.table, keys.cont[2]),
             ],
+            low_ply: None,
         }
+    }
+
+    /// `quiet_rows` with the low-ply history's row of `ply` added at
+    /// `weight / (1 + ply)` (`LowPlyHistory`; YaneuraOu's 8): nothing
+    /// added at or past `LOW_PLY`, or with a weight of 0.
+    #[inline]
+    pub fn quiet_rows_at(
+        &self,
+        c: Color,
+        keys: &QuietKeys,
+        ply: usize,
+        weight: i32,
+    ) -> QuietRows<'_> {
+        let mut rows = self.quiet_rows(c, keys);
+        if weight != 0 {
+            rows.low_ply = self
+                .low_ply
+                .table
+                .get(ply)
+                .map(|t| (t, weight, 1 + ply as i32));
+        }
+        rows
     }
 }
 
@@ -403,6 +488,8 @@ pub struct QuietRows<'a> {
     main: &'a [[i16; 81]; FROM_SLOTS],
     pawn: &'a [i16],
     cont: [&'a [i16]; 3],
+    /// The low-ply row, its weight and its divisor (`1 + ply`).
+    low_ply: Option<(&'a [[i16; 81]; FROM_SLOTS], i32, i32)>,
 }
 
 impl QuietRows<'_> {
@@ -426,6 +513,9 @@ impl QuietRows<'_> {
             + self.cont[0][key] as i32
             + self.cont[1][key] as i32
             + self.cont[2][key] as i32
+            + self
+                .low_ply
+                .map_or(0, |(t, weight, div)| weight * t[from_slot][to] as i32 / div)
     }
 }
 
@@ -496,6 +586,38 @@ mod tests {
             cont: [1, 2, 3],
             pawn_slot,
         }
+    }
+
+    /// `LowPlyHistory`: a move's low-ply score counts at `weight / (1 +
+    /// ply)` on top of the other tables, only at its own ply, and not at
+    /// all from `LOW_PLY` on (where updates land nowhere).
+    #[test]
+    fn low_ply_rows_add_their_ply_only() {
+        let mut h = Histories::default();
+        let (m, other) = (mv(40), mv(50));
+        let keys = yo_keys(5);
+        h.main.update(Color::Black, m, 300);
+        h.update_low_ply(2, m, 4_096, false);
+        h.update_low_ply(LOW_PLY, m, 4_096, false);
+        let low = h.low_ply.get(2, m);
+        assert_eq!(low, 4_096 * 761 / 1024);
+        let (from, to) = (m.from(), m.to());
+        let plain = h.quiet_rows(Color::Black, &keys).board_move(from, to, 100);
+        assert_eq!(plain, 600);
+        for ply in 0..LOW_PLY + 2 {
+            let with = h
+                .quiet_rows_at(Color::Black, &keys, ply, 8)
+                .board_move(from, to, 100);
+            let expect = if ply == 2 { 600 + 8 * low / 3 } else { 600 };
+            assert_eq!(with, expect, "ply {ply}");
+        }
+        let off = h
+            .quiet_rows_at(Color::Black, &keys, 2, 0)
+            .board_move(from, to, 100);
+        assert_eq!(off, 600);
+        assert_eq!(h.low_ply.get(2, other), 0);
+        h.low_ply.clear();
+        assert_eq!(h.low_ply.get(2, m), 0);
     }
 
     fn mv(i: u8) -> Move {

@@ -82,6 +82,11 @@ pub struct MovePicker {
     keys: QuietKeys,
     /// Quiet moves scoring below this are not sorted.
     sort_limit: i32,
+    /// Added to the score of a quiet move that checks.
+    quiet_check_bonus: i32,
+    /// Distance from the root, and the low-ply history's weight.
+    ply: usize,
+    low_ply_history: i32,
     /// Promotions to empty squares are quiet moves (see the module doc).
     quiet_promotions: bool,
     /// No more quiet moves (killers included): `skip_quiets` was called.
@@ -175,6 +180,13 @@ pub struct Ordering {
     /// Quiet moves scoring below minus this times `depth` are left
     /// unsorted (`QuietSortLimit`).
     pub quiet_sort_limit: i32,
+    /// Added to a quiet move's score when it checks (`QuietCheckBonus`).
+    pub quiet_check_bonus: i32,
+    /// The node's distance from the root, and the low-ply history's
+    /// weight there (`LowPlyHistory`).
+    pub ply: usize,
+    /// See `ply`.
+    pub low_ply_history: i32,
 }
 
 impl MovePicker {
@@ -199,6 +211,9 @@ impl MovePicker {
             captures: ordering.captures,
             keys: ordering.keys,
             sort_limit: -ordering.quiet_sort_limit * ordering.depth,
+            quiet_check_bonus: ordering.quiet_check_bonus,
+            ply: ordering.ply,
+            low_ply_history: ordering.low_ply_history,
             quiet_promotions: ordering.quiet_promotions,
             skip_quiets: false,
             exchange_known_good: false,
@@ -236,6 +251,9 @@ impl MovePicker {
             captures,
             keys: QuietKeys::NONE,
             sort_limit: 0,
+            quiet_check_bonus: 0,
+            ply: 0,
+            low_ply_history: 0,
             quiet_promotions,
             skip_quiets: false,
             exchange_known_good: false,
@@ -461,15 +479,18 @@ impl MovePicker {
 
     fn generate_scored(&mut self, pos: &Position, gen: GenType, history: &Histories) {
         let us = pos.side_to_move();
+        let quiet = matches!(gen, GenType::Quiets | GenType::Drops);
         let mut sink = ScoringSink {
             list: &mut self.list,
             pos,
             history,
-            rows: history.quiet_rows(us, &self.keys),
+            rows: history.quiet_rows_at(us, &self.keys, self.ply, self.low_ply_history),
             us,
             use_history: self.use_history,
             captures: self.captures,
             quiet_promotions: self.quiet_promotions,
+            checks: (quiet && self.quiet_check_bonus != 0)
+                .then(|| (pos.check_squares(), self.quiet_check_bonus)),
         };
         generate_into(pos, gen, &mut sink);
     }
@@ -490,9 +511,31 @@ struct ScoringSink<'a> {
     use_history: bool,
     captures: CaptureOrder,
     quiet_promotions: bool,
+    /// Where each kind checks, and the bonus of a quiet check
+    /// (`QuietCheckBonus`; `None`: off, or not a quiet batch).
+    checks: Option<(CheckSquares, i32)>,
 }
 
+/// A quiet check earns its bonus only if it loses no more than this by
+/// exchange (YaneuraOu's 75): a checker simply taken is no threat.
+const QUIET_CHECK_SEE: i32 = -75;
+
 impl ScoringSink<'_> {
+    /// The bonus of the quiet move `m` putting a `kind` on `to`: it checks
+    /// directly (a discovered check is left to its history) and holds its
+    /// exchange.
+    #[inline(always)]
+    fn check_bonus(&self, m: Move, kind: PieceType, to: Square) -> i32 {
+        match &self.checks {
+            Some((checks, bonus))
+                if checks.squares(kind).contains(to) && see_ge(self.pos, m, QUIET_CHECK_SEE) =>
+            {
+                *bonus
+            }
+            _ => 0,
+        }
+    }
+
     /// The score of the board move `m` of `moved` (the piece as it stands
     /// after the move) to `to`.
     #[inline(always)]
@@ -518,7 +561,7 @@ impl ScoringSink<'_> {
             let pt = self.pos.piece_on(m.from()).kind();
             500_000 + piece_value(pt.promote()) - piece_value(pt)
         } else if self.use_history {
-            self.rows.board_move(m.from(), to, key)
+            self.rows.board_move(m.from(), to, key) + self.check_bonus(m, moved.kind(), to)
         } else {
             0
         }
@@ -565,7 +608,7 @@ impl MoveSink for ScoringSink<'_> {
             for &pt in kinds {
                 let score = if self.use_history {
                     let key = Piece::new(self.us, pt).index() * 81 + to.index();
-                    self.rows.drop(pt, to, key)
+                    self.rows.drop(pt, to, key) + self.check_bonus(Move::drop(pt, to), pt, to)
                 } else {
                     0
                 };
@@ -708,8 +751,42 @@ mod tests {
             depth: 3,
             quiet_promotions: false,
             quiet_sort_limit: 3_000,
+            quiet_check_bonus: 0,
+            ply: 0,
+            low_ply_history: 0,
         };
         MovePicker::new(pos, Move::NONE, Killers::default(), ordering)
+    }
+
+    /// `QuietCheckBonus`: with no history, a quiet move or drop scores the
+    /// bonus exactly when it checks directly and holds its exchange (the
+    /// move-by-move tests), and the rest score 0; the position has both.
+    #[test]
+    fn quiet_checks_that_hold_their_exchange_get_the_bonus() {
+        let pos = middle_game();
+        let history = Histories::default();
+        let mut p = picker(&pos);
+        p.quiet_check_bonus = 5_000;
+        for gen in [GenType::Quiets, GenType::Drops] {
+            p.generate_scored(&pos, gen, &history);
+        }
+        let (mut checks, mut safe) = (0, 0);
+        for s in p.list.iter() {
+            let m = s.mv;
+            if !is_quiet(&pos, m) {
+                continue;
+            }
+            // The position has no discovered check: every check is direct.
+            let discovers = !m.is_drop() && pos.check_squares().discoverers().contains(m.from());
+            assert!(!(discovers && pos.gives_check(m)), "{}", m.to_usi());
+            let direct = pos.gives_check(m);
+            let earns = direct && see_ge(&pos, m, QUIET_CHECK_SEE);
+            checks += usize::from(direct);
+            safe += usize::from(earns);
+            assert_eq!(s.score, if earns { 5_000 } else { 0 }, "{}", m.to_usi());
+        }
+        eprintln!("{checks} quiet checks, {safe} holding their exchange");
+        assert!(checks > safe && safe > 0, "{checks} checks, {safe} safe");
     }
 
     fn is_quiet(pos: &Position, m: Move) -> bool {

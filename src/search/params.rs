@@ -207,6 +207,15 @@ pub struct SearchParams {
     /// quiet move in that move's history (YaneuraOu's `evalDiff`, which it
     /// weighs 10); 0: not used.
     pub eval_diff_history: i32,
+    /// Added to the ordering score of a quiet move or drop that checks
+    /// directly and does not lose more than most of a pawn by exchange
+    /// (YaneuraOu's 16,384 on tables about twice as wide); 0: checks are
+    /// ordered by their histories alone.
+    pub quiet_check_bonus: i32,
+    /// Weight of the low-ply history in the ordering of the quiet moves
+    /// of the nodes `ply` < 5 from the root, divided by `1 + ply`
+    /// (YaneuraOu's and Stockfish's 8); 0: no low-ply history.
+    pub low_ply_history: i32,
 }
 
 impl SearchParams {
@@ -272,6 +281,8 @@ impl SearchParams {
         history_bonus_max: 2_000,
         history_malus_pct: 100,
         eval_diff_history: 0,
+        quiet_check_bonus: 0,
+        low_ply_history: 0,
     };
 
     /// Quiet moves searched before the rest are cut: `(c + d²) / (2 −
@@ -402,6 +413,8 @@ tunables! {
     "HistoryBonusMax" history_bonus_max (200, 8000, 150),
     "HistoryMalusPct" history_malus_pct (25, 400, 15),
     "EvalDiffHistory" eval_diff_history (0, 40, 2),
+    "QuietCheckBonus" quiet_check_bonus (0, 60000, 2000),
+    "LowPlyHistory" low_ply_history (0, 32, 2),
 }
 
 // -- History -------------------------------------------------------------------

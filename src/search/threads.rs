@@ -382,6 +382,10 @@ impl Searcher {
             td.nodes = 0;
             td.stopped = false;
             td.soft_deadline = None;
+            if options.params.low_ply_history != 0 {
+                // Its plies are counted from this search's root.
+                td.history.low_ply.clear();
+            }
             match &options.evaluator {
                 Evaluator::Network(net) => td.accumulators.bind(net),
                 Evaluator::Standard(net, _) => td.standard_accumulators.bind(net),
