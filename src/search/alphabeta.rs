@@ -240,41 +240,48 @@ fn reward_hash_cut(td: &mut ThreadData, ctx: &SearchContext, ply: usize, m: Move
     } else {
         ctx.options.params.history_bonus(depth)
     };
-    let low_ply = ctx.options.params.low_ply_history != 0;
-    learn_quiet(
-        td,
-        features.yo_history,
-        low_ply,
-        ply,
-        us,
-        m,
-        key,
-        &keys,
-        bonus,
-    );
+    let how = Learning::new(ctx, ply);
+    learn_quiet(td, how, us, m, key, &keys, bonus);
+}
+
+/// How the quiet histories learn at a node: with YaneuraOu's updates
+/// (`YoHistory`), and at which ply the low-ply history does
+/// (`LowPlyHistory`; `None`: off).
+#[derive(Clone, Copy)]
+struct Learning {
+    yo: bool,
+    low_ply: Option<usize>,
+}
+
+impl Learning {
+    fn new(ctx: &SearchContext, ply: usize) -> Learning {
+        Learning {
+            yo: ctx.options.features.yo_history,
+            low_ply: (ctx.options.params.low_ply_history != 0).then_some(ply),
+        }
+    }
 }
 
 /// Adds `amount` to the quiet histories of `m` (key `to`): Ryuo's update,
-/// or with `yo` YaneuraOu's (`amount` on its scale, shared out per table).
+/// or YaneuraOu's (`amount` on its scale, shared out per table); and to
+/// the low-ply history.
 #[inline]
-#[allow(clippy::too_many_arguments)]
 fn learn_quiet(
     td: &mut ThreadData,
-    yo: bool,
-    low_ply: bool,
-    ply: usize,
+    how: Learning,
     us: crate::types::Color,
     m: Move,
     to: usize,
     keys: &QuietKeys,
     amount: i32,
 ) {
+    let yo = how.yo;
     if yo {
         td.history.update_quiet_yo(us, m, to, keys, amount);
     } else {
         update_quiet_histories(td, us, m, to, keys, amount);
     }
-    if low_ply {
+    if let Some(ply) = how.low_ply {
         td.history.update_low_ply(ply, m, amount, yo);
     }
 }
@@ -1352,20 +1359,10 @@ pub(crate) fn search<const PV: bool>(
             }
             if features.history {
                 let best_key = piece_to(&td.pos, best_move);
-                let low = params.low_ply_history != 0;
-                learn_quiet(
-                    td,
-                    yo,
-                    low,
-                    ply,
-                    us,
-                    best_move,
-                    best_key,
-                    &keys,
-                    quiet_bonus,
-                );
+                let how = Learning::new(ctx, ply);
+                learn_quiet(td, how, us, best_move, best_key, &keys, quiet_bonus);
                 for &(q, q_key) in &quiets_tried {
-                    learn_quiet(td, yo, low, ply, us, q, q_key, &keys, -quiet_malus);
+                    learn_quiet(td, how, us, q, q_key, &keys, -quiet_malus);
                     quiet_malus = quiet_malus * fade / 1024;
                 }
             }

@@ -456,30 +456,7 @@ impl Histories {
                 row(&self.continuation.table, keys.cont[1]),
                 row(&self.continuation.table, keys.cont[2]),
             ],
-            low_ply: None,
         }
-    }
-
-    /// `quiet_rows` with the low-ply history's row of `ply` added at
-    /// `weight / (1 + ply)` (`LowPlyHistory`; YaneuraOu's 8): nothing
-    /// added at or past `LOW_PLY`, or with a weight of 0.
-    #[inline]
-    pub fn quiet_rows_at(
-        &self,
-        c: Color,
-        keys: &QuietKeys,
-        ply: usize,
-        weight: i32,
-    ) -> QuietRows<'_> {
-        let mut rows = self.quiet_rows(c, keys);
-        if weight != 0 {
-            rows.low_ply = self
-                .low_ply
-                .table
-                .get(ply)
-                .map(|t| (t, weight, 1 + ply as i32));
-        }
-        rows
     }
 }
 
@@ -488,8 +465,6 @@ pub struct QuietRows<'a> {
     main: &'a [[i16; 81]; FROM_SLOTS],
     pawn: &'a [i16],
     cont: [&'a [i16]; 3],
-    /// The low-ply row, its weight and its divisor (`1 + ply`).
-    low_ply: Option<(&'a [[i16; 81]; FROM_SLOTS], i32, i32)>,
 }
 
 impl QuietRows<'_> {
@@ -513,9 +488,6 @@ impl QuietRows<'_> {
             + self.cont[0][key] as i32
             + self.cont[1][key] as i32
             + self.cont[2][key] as i32
-            + self
-                .low_ply
-                .map_or(0, |(t, weight, div)| weight * t[from_slot][to] as i32 / div)
     }
 }
 
@@ -588,33 +560,24 @@ mod tests {
         }
     }
 
-    /// `LowPlyHistory`: a move's low-ply score counts at `weight / (1 +
-    /// ply)` on top of the other tables, only at its own ply, and not at
-    /// all from `LOW_PLY` on (where updates land nowhere).
+    /// `LowPlyHistory`: an update lands at its own ply only (at
+    /// YaneuraOu's share, its scale resized with `yo`), nowhere from
+    /// `LOW_PLY` on, and `clear` forgets it.
     #[test]
-    fn low_ply_rows_add_their_ply_only() {
+    fn low_ply_updates_land_at_their_ply_only() {
         let mut h = Histories::default();
         let (m, other) = (mv(40), mv(50));
-        let keys = yo_keys(5);
-        h.main.update(Color::Black, m, 300);
         h.update_low_ply(2, m, 4_096, false);
+        h.update_low_ply(3, other, 1_000, true);
         h.update_low_ply(LOW_PLY, m, 4_096, false);
-        let low = h.low_ply.get(2, m);
-        assert_eq!(low, 4_096 * 761 / 1024);
-        let (from, to) = (m.from(), m.to());
-        let plain = h.quiet_rows(Color::Black, &keys).board_move(from, to, 100);
-        assert_eq!(plain, 600);
-        for ply in 0..LOW_PLY + 2 {
-            let with = h
-                .quiet_rows_at(Color::Black, &keys, ply, 8)
-                .board_move(from, to, 100);
-            let expect = if ply == 2 { 600 + 8 * low / 3 } else { 600 };
-            assert_eq!(with, expect, "ply {ply}");
+        assert_eq!(h.low_ply.get(2, m), 4_096 * 761 / 1024);
+        assert_eq!(
+            h.low_ply.get(3, other),
+            1_000 * HISTORY_MAX / YO_MAIN_BOUND * 761 / 1024
+        );
+        for ply in (0..LOW_PLY).filter(|&p| p != 2) {
+            assert_eq!(h.low_ply.get(ply, m), 0, "ply {ply}");
         }
-        let off = h
-            .quiet_rows_at(Color::Black, &keys, 2, 0)
-            .board_move(from, to, 100);
-        assert_eq!(off, 600);
         assert_eq!(h.low_ply.get(2, other), 0);
         h.low_ply.clear();
         assert_eq!(h.low_ply.get(2, m), 0);
