@@ -56,38 +56,66 @@ pub const LOW_PLY: usize = 5;
 /// the root are searched again at every iteration, so their own record
 /// orders them better than the game-long tables; forgotten at each
 /// search, as the root changes.
+#[derive(Default)]
 pub struct LowPlyHistory {
-    table: Box<[[[i16; 81]; FROM_SLOTS]; LOW_PLY]>,
-}
-
-impl Default for LowPlyHistory {
-    fn default() -> Self {
-        LowPlyHistory {
-            table: Box::new([[[0; 81]; FROM_SLOTS]; LOW_PLY]),
-        }
-    }
+    tables: MoveTables<LOW_PLY>,
 }
 
 impl LowPlyHistory {
     /// The score of `m` at `ply` (below `LOW_PLY`).
     #[inline]
     pub fn get(&self, ply: usize, m: Move) -> i32 {
-        self.table[ply][from_slot(m)][m.to().index()] as i32
+        self.tables.get(ply, m)
     }
 
     /// Adds `bonus` to `m` at `ply` with gravity; plies from `LOW_PLY` on
     /// have no table.
     #[inline]
     pub fn update(&mut self, ply: usize, m: Move, bonus: i32) {
-        if let Some(t) = self.table.get_mut(ply) {
-            apply_bonus(&mut t[from_slot(m)][m.to().index()], bonus);
+        if ply < LOW_PLY {
+            self.tables.update(ply, m, bonus);
         }
     }
 
     /// Forgets everything (new search).
     pub fn clear(&mut self) {
-        for ply in self.table.iter_mut() {
-            for row in ply.iter_mut() {
+        self.tables.clear();
+    }
+}
+
+/// `N` tables of quiet-move scores by "from" slot and destination: the
+/// butterfly history's two (one per side) and the low-ply history's
+/// five (one per ply).
+struct MoveTables<const N: usize> {
+    table: Box<[[[i16; 81]; FROM_SLOTS]; N]>,
+}
+
+impl<const N: usize> Default for MoveTables<N> {
+    fn default() -> Self {
+        MoveTables {
+            table: Box::new([[[0; 81]; FROM_SLOTS]; N]),
+        }
+    }
+}
+
+impl<const N: usize> MoveTables<N> {
+    /// The score of `m` in table `i`.
+    #[inline]
+    fn get(&self, i: usize, m: Move) -> i32 {
+        self.table[i][from_slot(m)][m.to().index()] as i32
+    }
+
+    /// Adds `bonus` (negative for a malus) to `m` in table `i`, with
+    /// gravity.
+    #[inline]
+    fn update(&mut self, i: usize, m: Move, bonus: i32) {
+        apply_bonus(&mut self.table[i][from_slot(m)][m.to().index()], bonus);
+    }
+
+    /// Zeroes every table.
+    fn clear(&mut self) {
+        for t in self.table.iter_mut() {
+            for row in t.iter_mut() {
                 row.fill(0);
             }
         }
@@ -96,16 +124,9 @@ impl LowPlyHistory {
 
 /// Butterfly history: how often a quiet move (from/to, drops keyed by the
 /// dropped kind) caused cutoffs, per side to move.
+#[derive(Default)]
 pub struct ButterflyHistory {
-    table: Box<[[[i16; 81]; FROM_SLOTS]; 2]>,
-}
-
-impl Default for ButterflyHistory {
-    fn default() -> Self {
-        ButterflyHistory {
-            table: Box::new([[[0; 81]; FROM_SLOTS]; 2]),
-        }
-    }
+    tables: MoveTables<2>,
 }
 
 /// The "from" slot of `m`: its origin square, or 81 + the dropped kind.
@@ -138,25 +159,18 @@ impl ButterflyHistory {
     /// The score of `m` for side `c`.
     #[inline]
     pub fn get(&self, c: Color, m: Move) -> i32 {
-        self.table[c.index()][from_slot(m)][m.to().index()] as i32
+        self.tables.get(c.index(), m)
     }
 
     /// Adds `bonus` (negative for a malus) with gravity.
     #[inline]
     pub fn update(&mut self, c: Color, m: Move, bonus: i32) {
-        apply_bonus(
-            &mut self.table[c.index()][from_slot(m)][m.to().index()],
-            bonus,
-        );
+        self.tables.update(c.index(), m, bonus);
     }
 
     /// Forgets everything (new game).
     pub fn clear(&mut self) {
-        for side in self.table.iter_mut() {
-            for row in side.iter_mut() {
-                row.fill(0);
-            }
-        }
+        self.tables.clear();
     }
 }
 
@@ -449,7 +463,7 @@ impl Histories {
             &t[r * PIECE_TO..(r + 1) * PIECE_TO]
         }
         QuietRows {
-            main: &self.main.table[c.index()],
+            main: &self.main.tables.table[c.index()],
             pawn: row(&self.pawn.table, keys.pawn_slot),
             cont: [
                 row(&self.continuation.table, keys.cont[0]),
