@@ -566,3 +566,42 @@ fn the_root_mate_test_stays_out_when_off_or_depth_bound() {
     let on_depth_bound = timed_search(LONG_MATE, 4_000, 50, Some(1));
     assert_eq!(on_depth_bound.depth, 1);
 }
+
+/// `SePvExtension` reaches the PV nodes' singular extension: summed over
+/// the bench's positions at a fixed depth, the search without it (0) is
+/// smaller than the default's (1), which is smaller than two plies'
+/// (2), and every line stays legal (README, "What the PV's singular
+/// extension costs"; position by position the order can differ).
+#[test]
+fn the_pv_singular_extension_setting_changes_the_tree() {
+    use ryuo::search::params::SearchParams;
+    let sfens: Vec<&str> = include_str!("../src/bench.sfen")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .collect();
+    let nodes = |pv_extension: i32| -> u64 {
+        let options = SearchOptions {
+            params: SearchParams {
+                se_pv_extension: pv_extension,
+                ..SearchParams::DEFAULT
+            },
+            ..SearchOptions::default()
+        };
+        let mut total = 0;
+        for sfen in &sfens {
+            let pos = Position::from_sfen(sfen).unwrap();
+            let mut searcher = Searcher::new(16);
+            let limits = Limits {
+                depth: Some(9),
+                ..Limits::default()
+            };
+            let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
+            assert_line_is_legal(&pos, &r.pv);
+            assert_best_is_legal(&pos, &r);
+            total += r.nodes;
+        }
+        total
+    };
+    let (none, one, two) = (nodes(0), nodes(1), nodes(2));
+    assert!(none < one && one < two, "{none} {one} {two}");
+}

@@ -18,10 +18,14 @@ string for none) runs in one process: `usinewgame`, the position, `go
 nodes N`; a position's depth is that of its last `info` line with a PV
 that is not a bound. Searches ending on a mate score are left out of
 the mean (a proven mate stops the deepening early). Printed: the
-positions counted, the mean depth and the wall time.
+positions counted, the mean depth and the wall time, then the nodes
+each even depth took to complete (the geometric mean over the positions,
+for the depths every counted position completed): where a change makes
+the tree grow faster or slower with depth.
 """
 
 import argparse
+import math
 import re
 import time
 
@@ -34,6 +38,8 @@ def mean_depth(engine_path, options, positions, nodes):
     engine.send("isready")
     engine.wait_for("readyok")
     depths = []
+    # Per position: the nodes at which each depth was first completed.
+    nodes_to_depth = []
     start = time.time()
     for position in positions:
         engine.send("usinewgame")
@@ -44,9 +50,28 @@ def mean_depth(engine_path, options, positions, nodes):
         if complete and " score mate " in complete[-1]:
             continue
         depths.append(int(re.search(r" depth (\d+)", complete[-1]).group(1)) if complete else 0)
+        reached = {}
+        for line in complete:
+            found = re.search(r" depth (\d+) .*? nodes (\d+)", line)
+            if found:
+                reached.setdefault(int(found.group(1)), int(found.group(2)))
+        nodes_to_depth.append(reached)
     elapsed = time.time() - start
     engine.quit()
-    return len(depths), sum(depths) / max(len(depths), 1), elapsed
+    return len(depths), sum(depths) / max(len(depths), 1), elapsed, nodes_to_depth
+
+
+def depth_costs(nodes_to_depth):
+    """`depth:nodes` for each even depth that every position completed
+    (the geometric mean of its nodes, in thousands)."""
+    costs = []
+    for d in range(2, 64, 2):
+        counts = [reached[d] for reached in nodes_to_depth if d in reached]
+        if not counts or len(counts) < len(nodes_to_depth):
+            continue
+        mean = math.exp(sum(math.log(max(n, 1)) for n in counts) / len(counts))
+        costs.append(f"{d}:{mean / 1000:.0f}k")
+    return " ".join(costs)
 
 
 def main():
@@ -69,9 +94,11 @@ def main():
     base = parse_options(args.option)
     for config in args.config:
         extra = parse_options(o for o in config.split(",") if o)
-        counted, depth, elapsed = mean_depth(args.engine, base + extra, positions, args.nodes)
+        counted, depth, elapsed, reached = mean_depth(args.engine, base + extra, positions,
+                                                      args.nodes)
         print(f"{config or '(defaults)':50s} positions {counted} of {len(positions)} "
               f"mean depth {depth:.2f} time {elapsed:.1f} s", flush=True)
+        print(f"{'':50s} nodes to depth {depth_costs(reached)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1049,10 +1049,16 @@ pub(crate) fn search<const PV: bool>(
                                 + (v < singular_beta - double_margin) as i32
                                 + (v < singular_beta - triple_margin) as i32;
                             depth += 1;
+                        } else if PV {
+                            let far_below = v < singular_beta - params.se_double_margin;
+                            extension = match params.se_pv_extension {
+                                0 => 0,
+                                1 => 1,
+                                _ => 1 + far_below as i32,
+                            };
                         } else {
                             extension = 1;
-                            if !PV
-                                && v < singular_beta - params.se_double_margin
+                            if v < singular_beta - params.se_double_margin
                                 && td.stack[ply].double_extensions < params.se_max_doubles
                             {
                                 extension = 2;

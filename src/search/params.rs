@@ -178,6 +178,12 @@ pub struct SearchParams {
     pub se_negative: i32,
     /// Plies it loses otherwise at a cut node (YaneuraOu's 2; 0: none).
     pub se_cut_negative: i32,
+    /// Plies a singular hash move is extended at a PV node: 0, 1, or 2
+    /// when it is singular by `se_double_margin` more (YaneuraOu extends
+    /// its PV that far). The PV's extension costs about two plies of the
+    /// depth reached in the same nodes, and is worth them (README,
+    /// "What the PV's singular extension costs").
+    pub se_pv_extension: i32,
     // -- Correction history
     /// Each correction table adds its entry (within ±1,024) divided by
     /// this to the static evaluation.
@@ -272,6 +278,7 @@ impl SearchParams {
         se_max_doubles: 0,
         se_negative: 1,
         se_cut_negative: 0,
+        se_pv_extension: 1,
         correction_divisor: 16,
         see_prune_max_depth: 6,
         see_capture_margin: 120,
@@ -404,6 +411,7 @@ tunables! {
     "SeMaxDoubles" se_max_doubles (0, 16, 1),
     "SeNegative" se_negative (0, 4, 1),
     "SeCutNegative" se_cut_negative (0, 3, 1),
+    "SePvExtension" se_pv_extension (0, 2, 1),
     "CorrectionDivisor" correction_divisor (4, 64, 2),
     "SeePruneMaxDepth" see_prune_max_depth (1, 14, 1),
     "SeeCaptureMargin" see_capture_margin (20, 400, 15),
