@@ -180,8 +180,8 @@ pub struct SearchParams {
     pub se_cut_negative: i32,
     /// Plies a singular hash move is extended at a PV node: 0, 1, or 2
     /// when it is singular by `se_double_margin` more (YaneuraOu extends
-    /// its PV that far). The PV's extension costs about two plies of the
-    /// depth reached in the same nodes, and is worth them (README,
+    /// its PV by up to three). The PV's one ply costs about two plies of
+    /// the depth reached in the same nodes, and is worth them (README,
     /// "What the PV's singular extension costs").
     pub se_pv_extension: i32,
     // -- Correction history
