@@ -329,15 +329,21 @@ fn cpu_specific_kernels_search_the_same_tree() {
 /// A fresh search of `sfen` to `depth` with the default options but the
 /// switches `set` changes; its line must be legal.
 fn search_with_features(sfen: &str, depth: i32, set: impl Fn(&mut Features)) -> SearchResult {
-    let pos = Position::from_sfen(sfen).unwrap();
-    let mut searcher = Searcher::new(16);
     let mut options = SearchOptions::default();
     set(&mut options.features);
+    search_with_options(sfen, depth, &options)
+}
+
+/// A fresh search of `sfen` to `depth` with `options`; its line must be
+/// legal.
+fn search_with_options(sfen: &str, depth: i32, options: &SearchOptions) -> SearchResult {
+    let pos = Position::from_sfen(sfen).unwrap();
+    let mut searcher = Searcher::new(16);
     let limits = Limits {
         depth: Some(depth),
         ..Limits::default()
     };
-    let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
+    let r = searcher.search(&pos, &limits, options, &Control::new(false), &mut Silent);
     assert_line_is_legal(&pos, &r.pv);
     r
 }
@@ -589,15 +595,8 @@ fn the_pv_singular_extension_setting_changes_the_tree() {
         };
         let mut total = 0;
         for sfen in &sfens {
-            let pos = Position::from_sfen(sfen).unwrap();
-            let mut searcher = Searcher::new(16);
-            let limits = Limits {
-                depth: Some(9),
-                ..Limits::default()
-            };
-            let r = searcher.search(&pos, &limits, &options, &Control::new(false), &mut Silent);
-            assert_line_is_legal(&pos, &r.pv);
-            assert_best_is_legal(&pos, &r);
+            let r = search_with_options(sfen, 9, &options);
+            assert_best_is_legal(&Position::from_sfen(sfen).unwrap(), &r);
             total += r.nodes;
         }
         total

@@ -1049,20 +1049,19 @@ pub(crate) fn search<const PV: bool>(
                                 + (v < singular_beta - double_margin) as i32
                                 + (v < singular_beta - triple_margin) as i32;
                             depth += 1;
-                        } else if PV {
-                            let far_below = v < singular_beta - params.se_double_margin;
-                            extension = match params.se_pv_extension {
-                                0 => 0,
-                                1 => 1,
-                                _ => 1 + far_below as i32,
-                            };
                         } else {
-                            extension = 1;
-                            if v < singular_beta - params.se_double_margin
-                                && td.stack[ply].double_extensions < params.se_max_doubles
-                            {
-                                extension = 2;
-                            }
+                            // A second ply when far below: at PV nodes
+                            // with `SePvExtension` 2 (0: none there),
+                            // elsewhere within `SeMaxDoubles` a path.
+                            let far_below = v < singular_beta - params.se_double_margin;
+                            extension = if PV {
+                                params.se_pv_extension.min(1)
+                                    + (params.se_pv_extension >= 2 && far_below) as i32
+                            } else {
+                                1 + (far_below
+                                    && td.stack[ply].double_extensions < params.se_max_doubles)
+                                    as i32
+                            };
                         }
                     } else if let Some(value) = multi_cut {
                         return value;
