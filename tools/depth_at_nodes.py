@@ -25,8 +25,8 @@ the tree grow faster or slower with depth.
 """
 
 import argparse
-import math
 import re
+import statistics
 import time
 
 from tactics import Engine, parse_options  # the same folder's USI engine driver
@@ -69,7 +69,7 @@ def depth_costs(nodes_to_depth):
         counts = [reached[d] for reached in nodes_to_depth if d in reached]
         if not counts or len(counts) < len(nodes_to_depth):
             continue
-        mean = math.exp(sum(math.log(max(n, 1)) for n in counts) / len(counts))
+        mean = statistics.geometric_mean(max(n, 1) for n in counts)
         costs.append(f"{d}:{mean / 1000:.0f}k")
     return " ".join(costs)
 
