@@ -413,10 +413,10 @@ fn pawn_history_changes_the_tree_and_keeps_it_sound() {
 /// `SmallProbCut`, `ImprovingThroughChecks`, `HashCutHistory`,
 /// `FailHighAverage`, `FullWindowFailHigh`, `HistoryFutility`,
 /// `FutilityBestValue`, `SeeByReducedDepth`, `ReducedDepthPruning`,
-/// `HistoryPruning`, `YoHistory`, `YoLmr`, `YoSingular`, `YoCaptureOrder`)
-/// reach the search: each changes the bench's
-/// middle-game trees, and with each the lines stay legal and the mates
-/// the same.
+/// `HistoryPruning`, `YoHistory`, `YoLmr`, `YoSingular`, `YoCaptureOrder`,
+/// `PvPruning`, `CheckPruning`, `AlphaRaisedReduction`) reach the search:
+/// each changes the bench's middle-game trees, and with each the lines
+/// stay legal and the mates the same.
 #[test]
 fn search_parity_switches_keep_the_search_sound() {
     let defaults = SearchOptions::default().features;
@@ -428,6 +428,7 @@ fn search_parity_switches_keep_the_search_sound() {
     assert!(!defaults.see_by_reduced_depth && !defaults.reduced_depth_pruning);
     assert!(!defaults.history_pruning && !defaults.yo_history);
     assert!(!defaults.yo_lmr && !defaults.yo_singular && !defaults.yo_capture_order);
+    assert!(!defaults.pv_pruning && !defaults.check_pruning && !defaults.alpha_raised_reduction);
     let parity = [
         "ContinuationCorrection",
         "QuietPromotions",
@@ -446,6 +447,9 @@ fn search_parity_switches_keep_the_search_sound() {
         "YoLmr",
         "YoSingular",
         "YoCaptureOrder",
+        "PvPruning",
+        "CheckPruning",
+        "AlphaRaisedReduction",
     ];
     let switches: Vec<_> = ryuo::search::Features::OPT_IN
         .into_iter()

@@ -42,7 +42,11 @@ def mean_depth(engine_path, options, positions, nodes):
     nodes_to_depth = []
     start = time.time()
     for position in positions:
+        # YaneuraOu ignores `usinewgame` and clears its hash at `isready`:
+        # both, so that no engine starts a position with the last one's.
         engine.send("usinewgame")
+        engine.send("isready")
+        engine.wait_for("readyok")
         engine.send(position)
         engine.send(f"go nodes {nodes}")
         complete = [line for line in engine.wait_for("bestmove") if line.startswith("info")

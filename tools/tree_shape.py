@@ -12,8 +12,8 @@ remaining depth.
         --option BookFile=no_book --option USI_Hash=256 --option Threads=1 \\
         --option PvInterval=0
 
-Each engine searches every position once (`usinewgame`, then `go nodes
-N`) in one process, and its counts are summed over the positions: each
+Each engine searches every position once (`usinewgame` and `isready`,
+then `go nodes N`, or `go depth D` with `--depth`) in one process, and its counts are summed over the positions: each
 `--option` applies to the engine named before it. An engine must write
 lines `stats depth D key value key value ...` to stderr when it quits
 (Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null,
@@ -22,7 +22,9 @@ ones searched again deeper), lmr_cut and research_cut (the same at
 cut nodes only), cut, cut1 and cutidx (fail highs in the loop, by
 the first move, the sum of the cutting moves' numbers), and mtact,
 mcheck and mdrop (the captures and promotions, quiet checks and quiet
-drops among the moves), counted at non-PV nodes not in check;
+drops among the moves), counted at non-PV nodes not in check, and a
+line `stats total qs Q pv P check C`: the nodes those rows leave out,
+quiescence, PV and in-check);
 README, "The shape of the tree", says how YaneuraOu's counts were had).
 Printed per depth: the nodes, the share of them that reach the move
 loop, the moves searched per node in the loop, each other count as a
@@ -78,7 +80,7 @@ def positions_from_openings(path, count):
     return out
 
 
-def run(command, options, positions, nodes):
+def run(command, options, positions, go):
     p = subprocess.Popen([command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, bufsize=1)
 
@@ -102,9 +104,13 @@ def run(command, options, positions, nodes):
     wait_for("readyok")
     depths = []
     for pos in positions:
+        # YaneuraOu ignores `usinewgame` and clears its hash at `isready`:
+        # both, so that no engine starts a position with the last one's.
         send("usinewgame")
+        send("isready")
+        wait_for("readyok")
         send(pos)
-        send(f"go nodes {nodes}")
+        send(go)
         depth = 0
         while True:
             line = p.stdout.readline()
@@ -119,13 +125,16 @@ def run(command, options, positions, nodes):
     send("quit")
     _, err = p.communicate(timeout=60)
     rows = {}
+    totals = {}
     for line in err.splitlines():
         words = line.split()
         if len(words) >= 3 and words[0] == "stats" and words[1] == "depth":
             rows[int(words[2])] = {k: int(v) for k, v in zip(words[3::2], words[4::2])}
+        elif len(words) >= 2 and words[:2] == ["stats", "total"]:
+            totals = {k: int(v) for k, v in zip(words[2::2], words[3::2])}
     if not rows:
         raise SystemExit(f"{command}: no 'stats depth' lines at quit (a build without counters?)")
-    return depths, rows
+    return depths, rows, totals
 
 
 # Counts shown as a share of another count than the nodes.
@@ -135,9 +144,13 @@ SHARE_OF = {"lmr": "moves", "research": "lmr", "lmr_cut": "lmr", "research_cut":
 MEAN_OF = {"cutidx": "cut"}
 
 
-def table(name, depths, rows):
+def table(name, depths, rows, totals):
     keys = [k for k in next(iter(rows.values())) if k not in ("nodes", "loop", "moves")]
     print(f"{name}: mean depth {sum(depths) / len(depths):.2f} over {len(depths)} positions")
+    if totals:
+        counted = sum(r["nodes"] for r in rows.values())
+        print(f"nodes counted below {counted}, and not counted: "
+              + ", ".join(f"{k} {v}" for k, v in totals.items()))
     print("depth      nodes  loop %  moves/loop  "
           + "  ".join(f"{k if k in MEAN_OF else k + ' %':>9}" for k in keys))
     for d in sorted(rows):
@@ -182,7 +195,9 @@ def main():
     ap.add_argument("--openings", help="a file of openings instead")
     ap.add_argument("--count", type=int, default=100, help="openings to take")
     ap.add_argument("--nodes", type=int, default=140000)
+    ap.add_argument("--depth", type=int, help="go depth D instead of go nodes")
     args = ap.parse_args()
+    go = f"go depth {args.depth}" if args.depth else f"go nodes {args.nodes}"
     if args.records:
         positions = positions_from_records(args.records, [int(x) for x in args.plies.split(",")])
     elif args.openings:
@@ -194,8 +209,8 @@ def main():
     if not args.engines:
         raise SystemExit("give --engine")
     for engine, options in args.engines:
-        depths, rows = run(engine, options, positions, args.nodes)
-        table(engine, depths, rows)
+        depths, rows, totals = run(engine, options, positions, go)
+        table(engine, depths, rows, totals)
 
 
 if __name__ == "__main__":

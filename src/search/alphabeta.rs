@@ -10,7 +10,7 @@ use super::movepick::{
 use super::options::Features;
 use super::params::*;
 use super::see::see_ge;
-use super::stats::{self, Event};
+use super::stats::{self, Event, Total};
 use super::tt::{value_from_tt, value_to_tt, Bound};
 use super::{SearchContext, ThreadData, CURRMOVE_AFTER};
 use crate::eval::capture_value;
@@ -443,6 +443,9 @@ pub(crate) fn search<const PV: bool>(
     let counted = !PV && !in_check;
     let entry_depth = depth;
     stats::count(counted, Event::Node, entry_depth);
+    stats::count_total(PV, Total::Pv);
+    stats::count_total(!PV && in_check, Total::Check);
+    stats::count_total(root, Total::Root);
 
     if !root {
         // Step 2. Game rules: repetition, declaration, the ply limit.
@@ -771,12 +774,15 @@ pub(crate) fn search<const PV: bool>(
     let check_squares = td.pos.check_squares();
     let legality = td.pos.legality_context();
     // Past this many moves, quiet moves are pruned (`i32::MAX`: never).
-    let move_count_limit =
-        if features.move_count_pruning && !PV && !in_check && depth <= params.mcp_max_depth {
-            params.move_count_limit(depth, improving)
-        } else {
-            i32::MAX
-        };
+    let move_count_limit = if features.move_count_pruning
+        && (!PV || features.pv_pruning)
+        && (!in_check || features.check_pruning)
+        && depth <= params.mcp_max_depth
+    {
+        params.move_count_limit(depth, improving)
+    } else {
+        i32::MAX
+    };
     while let Some(m) = picker.next(&td.pos, &td.history) {
         // Legal quiet moves the picker passed over for move-count pruning.
         move_count += picker.take_passed();
@@ -948,7 +954,7 @@ pub(crate) fn search<const PV: bool>(
             // threat, and positions full of pieces in hand have hundreds.
             if features.see_pruning {
                 let threshold = if !features.see_by_reduced_depth {
-                    (!PV && depth <= params.see_prune_max_depth)
+                    ((!PV || features.pv_pruning) && depth <= params.see_prune_max_depth)
                         .then(|| -params.see_capture_margin * depth)
                 } else if quiet && !gives_check {
                     let d = futility_depth.max(0);
@@ -1157,6 +1163,9 @@ pub(crate) fn search<const PV: bool>(
         };
         let nodes_before = td.nodes;
         stats::count(counted, Event::Move, entry_depth);
+        stats::count(PV, Event::PvMove, entry_depth);
+        stats::count(!PV && in_check, Event::CheckMove, entry_depth);
+        stats::count_total(root, Total::RootMove);
         stats::count(counted && !quiet, Event::MoveTactical, entry_depth);
         stats::count(
             counted && quiet && gives_check,
@@ -1309,6 +1318,13 @@ pub(crate) fn search<const PV: bool>(
                     stats::count(counted && move_count == 1, Event::CutoffFirst, entry_depth);
                     stats::count_by(counted, Event::CutoffIndex, entry_depth, move_count as u64);
                     break;
+                }
+                if features.alpha_raised_reduction
+                    && depth > 2
+                    && depth < 14
+                    && value.abs() < MATE_IN_MAX_PLY
+                {
+                    depth -= 2;
                 }
                 alpha = value;
             }
@@ -1516,6 +1532,7 @@ pub(crate) fn qsearch<const PV: bool>(
     let params = &ctx.options.params;
     let pruning = ctx.options.features.qsearch_pruning;
     td.nodes += 1;
+    stats::count_total(true, Total::Qsearch);
     check_limits(td, ctx);
     if td.stopped {
         return 0;

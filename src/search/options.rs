@@ -178,6 +178,19 @@ pub struct Features {
     /// first; a capture counts as good when its exchange loses less than
     /// an eighteenth of that score (Ryuo's: when it loses nothing).
     pub yo_capture_order: bool,
+    /// Move-count and SEE pruning at PV nodes too (not the root), as
+    /// YaneuraOu prunes: off, a PV node searches every move, and its
+    /// late quiet moves each open a subtree.
+    pub pv_pruning: bool,
+    /// Move-count pruning of quiet evasions too, as YaneuraOu prunes:
+    /// off, a node in check searches every evasion (in shogi, dozens of
+    /// interposing drops).
+    pub check_pruning: bool,
+    /// Once a move raises alpha (at PV nodes, the root included), the
+    /// later moves are searched two plies shallower, at depths 3 to 13
+    /// (Stockfish's and YaneuraOu's): they only have to show they are
+    /// not better than a move already found good.
+    pub alpha_raised_reduction: bool,
 }
 
 impl Default for Features {
@@ -233,6 +246,9 @@ impl Default for Features {
             yo_lmr: false,
             yo_singular: false,
             yo_capture_order: false,
+            pv_pruning: false,
+            check_pruning: false,
+            alpha_raised_reduction: false,
         }
     }
 }
@@ -246,7 +262,7 @@ pub type Switch = fn(&mut Features, bool);
 impl Features {
     /// The techniques that are off by default (measured, not kept), by
     /// USI option name: each entry sets one on or off.
-    pub const OPT_IN: [(&'static str, Switch); 20] = [
+    pub const OPT_IN: [(&'static str, Switch); 23] = [
         ("AdaptiveTime", |f, on| f.adaptive_time = on),
         ("PawnHistory", |f, on| f.pawn_history = on),
         ("ContinuationCorrection", |f, on| {
@@ -271,6 +287,11 @@ impl Features {
         ("YoLmr", |f, on| f.yo_lmr = on),
         ("YoSingular", |f, on| f.yo_singular = on),
         ("YoCaptureOrder", |f, on| f.yo_capture_order = on),
+        ("PvPruning", |f, on| f.pv_pruning = on),
+        ("CheckPruning", |f, on| f.check_pruning = on),
+        ("AlphaRaisedReduction", |f, on| {
+            f.alpha_raised_reduction = on
+        }),
     ];
 
     /// Names and setters of the switches, for `bench --ablate` and the USI

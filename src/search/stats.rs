@@ -48,17 +48,52 @@ pub enum Event {
     MoveCheck,
     /// `Move`: a quiet drop that does not check.
     MoveDrop,
+    /// A move searched at a PV node (these nodes are not in the rows).
+    PvMove,
+    /// A move searched at a non-PV node in check (nor these).
+    CheckMove,
+}
+
+/// Nodes counted whatever their depth: the ones the per-depth rows leave
+/// out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Total {
+    /// A quiescence node entered.
+    Qsearch = 0,
+    /// A PV node of the main search entered.
+    Pv,
+    /// A non-PV node of the main search entered in check.
+    Check,
+    /// A search of the root (aspiration re-searches each count).
+    Root,
+    /// A move searched at the root.
+    RootMove,
 }
 
 /// Depths counted apart; deeper ones share the last row.
 #[cfg(feature = "stats")]
 const DEPTHS: usize = 64;
 #[cfg(feature = "stats")]
-const EVENTS: usize = 17;
+const EVENTS: usize = 19;
 
 #[cfg(feature = "stats")]
 static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
     [const { [const { std::sync::atomic::AtomicU64::new(0) }; EVENTS] }; DEPTHS];
+
+#[cfg(feature = "stats")]
+static TOTALS: [std::sync::atomic::AtomicU64; 5] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 5];
+
+/// Counts a node of kind `total` if `counted`.
+#[inline(always)]
+pub fn count_total(counted: bool, total: Total) {
+    #[cfg(feature = "stats")]
+    if counted {
+        TOTALS[total as usize].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    #[cfg(not(feature = "stats"))]
+    let _ = (counted, total);
+}
 
 /// Counts `event` at remaining depth `depth` if the node is `counted`
 /// (non-PV, not in check).
@@ -82,8 +117,8 @@ pub fn count_by(counted: bool, event: Event, depth: i32, n: u64) {
 /// The counts so far, a line per depth that saw a node: `stats depth D
 /// nodes N loop L moves M hash H rfp R null U probcut P lmr E research
 /// S lmr_cut C research_cut R cut X cut1 F cutidx I mtact T mcheck K
-/// mdrop D` (the `Event`s in order); `None` in a build without the
-/// feature.
+/// mdrop D pvmove V checkmove M` (the `Event`s in order), then `stats
+/// total qs Q pv P check C root R rootmoves M` (the `Total`s); `None` in a build without the feature.
 pub fn report() -> Option<String> {
     #[cfg(feature = "stats")]
     {
@@ -94,17 +129,28 @@ pub fn report() -> Option<String> {
                 .iter()
                 .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
                 .collect();
-            if c[Event::Node as usize] == 0 {
+            if c[Event::Node as usize] + c[Event::PvMove as usize] + c[Event::CheckMove as usize]
+                == 0
+            {
                 continue;
             }
             let _ = writeln!(
                 text,
                 "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {} \
-                 lmr {} research {} lmr_cut {} research_cut {} cut {} cut1 {} cutidx {} mtact {} mcheck {} mdrop {}",
+                 lmr {} research {} lmr_cut {} research_cut {} cut {} cut1 {} cutidx {} mtact {} mcheck {} mdrop {} pvmove {} checkmove {}",
                 c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13],
-                c[14], c[15], c[16]
+                c[14], c[15], c[16], c[17], c[18]
             );
         }
+        let t: Vec<u64> = TOTALS
+            .iter()
+            .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
+            .collect();
+        let _ = writeln!(
+            text,
+            "stats total qs {} pv {} check {} root {} rootmoves {}",
+            t[0], t[1], t[2], t[3], t[4]
+        );
         Some(text)
     }
     #[cfg(not(feature = "stats"))]
