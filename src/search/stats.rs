@@ -8,7 +8,10 @@
 //! steps that end a node before its moves tell where the two trees differ;
 //! the late move reductions and their re-searches, how its moves are
 //! searched (README, "The shape of the tree"). Counted at non-PV nodes not
-//! in check, summed over every search of the process.
+//! in check, summed over every search of the process; the nodes those
+//! rows leave out (quiescence, PV and in-check nodes, the root) are
+//! counted whole, as `Total`s, and the moves of PV and in-check nodes by
+//! depth, since at low depth they open most of the tree.
 
 /// What is counted at a node of remaining depth `d`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,14 +78,16 @@ pub enum Total {
 const DEPTHS: usize = 64;
 #[cfg(feature = "stats")]
 const EVENTS: usize = 19;
+#[cfg(feature = "stats")]
+const TOTAL_KINDS: usize = 5;
 
 #[cfg(feature = "stats")]
 static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
     [const { [const { std::sync::atomic::AtomicU64::new(0) }; EVENTS] }; DEPTHS];
 
 #[cfg(feature = "stats")]
-static TOTALS: [std::sync::atomic::AtomicU64; 5] =
-    [const { std::sync::atomic::AtomicU64::new(0) }; 5];
+static TOTALS: [std::sync::atomic::AtomicU64; TOTAL_KINDS] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; TOTAL_KINDS];
 
 /// Counts a node of kind `total` if `counted`.
 #[inline(always)]
@@ -118,7 +123,8 @@ pub fn count_by(counted: bool, event: Event, depth: i32, n: u64) {
 /// nodes N loop L moves M hash H rfp R null U probcut P lmr E research
 /// S lmr_cut C research_cut R cut X cut1 F cutidx I mtact T mcheck K
 /// mdrop D pvmove V checkmove M` (the `Event`s in order), then `stats
-/// total qs Q pv P check C root R rootmoves M` (the `Total`s); `None` in a build without the feature.
+/// total qs Q pv P check C root R rootmoves M` (the `Total`s); `None`
+/// in a build without the feature.
 pub fn report() -> Option<String> {
     #[cfg(feature = "stats")]
     {
