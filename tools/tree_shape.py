@@ -13,8 +13,9 @@ remaining depth.
         --option PvInterval=0
 
 Each engine searches every position once (`usinewgame` and `isready`,
-then `go nodes N`, or `go depth D` with `--depth`) in one process, and its counts are summed over the positions: each
-`--option` applies to the engine named before it. An engine must write
+then `go nodes N`, or `go depth D` with `--depth`) in one process, and
+its counts are summed over the positions: each `--option` applies to
+the engine named before it. An engine must write
 lines `stats depth D key value key value ...` to stderr when it quits
 (Ryuo's `stats` build writes nodes, loop, moves, hash, rfp, null,
 probcut, lmr (moves searched reduced first), research (of those, the
@@ -22,9 +23,11 @@ ones searched again deeper), lmr_cut and research_cut (the same at
 cut nodes only), cut, cut1 and cutidx (fail highs in the loop, by
 the first move, the sum of the cutting moves' numbers), and mtact,
 mcheck and mdrop (the captures and promotions, quiet checks and quiet
-drops among the moves), counted at non-PV nodes not in check, and a
-line `stats total qs Q pv P check C`: the nodes those rows leave out,
-quiescence, PV and in-check);
+drops among the moves), counted at non-PV nodes not in check, pvmove
+and checkmove (the moves of PV nodes and of nodes in check, which the
+other counts leave out), and a line `stats total qs Q pv P check C
+root R rootmoves M`: the quiescence, PV and in-check nodes, the
+searches of the root and the moves searched there);
 README, "The shape of the tree", says how YaneuraOu's counts were had).
 Printed per depth: the nodes, the share of them that reach the move
 loop, the moves searched per node in the loop, each other count as a
