@@ -23,7 +23,11 @@ ones searched again deeper), lmr_cut and research_cut (the same at
 cut nodes only), cut, cut1 and cutidx (fail highs in the loop, by
 the first move, the sum of the cutting moves' numbers), and mtact,
 mcheck and mdrop (the captures and promotions, quiet checks and quiet
-drops among the moves), counted at non-PV nodes not in check, pvmove
+drops among the moves), loop_tt and cut_tt (the nodes of the loop with
+a hash move, the cutoffs by it), ntt_first_tact, cut_ntt, cut_ntt1 and
+cut_ntt_tact (at nodes without one: the first move a capture or
+promotion, the cutoffs, those by the first move, those by a capture or
+promotion), counted at non-PV nodes not in check, pvmove
 and checkmove (the moves of PV nodes and of nodes in check, which the
 other counts leave out), and a line `stats total qs Q pv P check C
 root R rootmoves M`: the quiescence, PV and in-check nodes, the
@@ -35,8 +39,10 @@ share of the nodes, except lmr (a share of the moves), research and
 lmr_cut (shares of lmr), research_cut (a share of lmr_cut), cut (the
 nodes of the loop a move failed high at, a share of loop), cut1 (those
 by the first move searched, a share of cut) and cutidx (the cutting
-move's mean number in the move count: move ordering's quality), and
-mtact, mcheck and mdrop (shares of the moves). Also
+move's mean number in the move count: move ordering's quality),
+mtact, mcheck and mdrop (shares of the moves), loop_tt and
+ntt_first_tact (shares of loop), cut_tt (of loop_tt), cut_ntt (of cut),
+cut_ntt1 and cut_ntt_tact (of cut_ntt). Also
 the mean depth of the last completed iteration (YaneuraOu needs
 `PvInterval=0` for it: otherwise a search this short writes only its
 last line, often a bound).
@@ -142,7 +148,9 @@ def run(command, options, positions, go):
 
 # Counts shown as a share of another count than the nodes.
 SHARE_OF = {"lmr": "moves", "research": "lmr", "lmr_cut": "lmr", "research_cut": "lmr_cut",
-            "cut": "loop", "cut1": "cut", "mtact": "moves", "mcheck": "moves", "mdrop": "moves"}
+            "cut": "loop", "cut1": "cut", "mtact": "moves", "mcheck": "moves", "mdrop": "moves",
+            "loop_tt": "loop", "cut_tt": "loop_tt", "ntt_first_tact": "loop",
+            "cut_ntt": "cut", "cut_ntt1": "cut_ntt", "cut_ntt_tact": "cut_ntt"}
 # Sums shown as a mean per another count (not a percentage).
 MEAN_OF = {"cutidx": "cut"}
 

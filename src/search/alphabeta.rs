@@ -733,6 +733,11 @@ pub(crate) fn search<const PV: bool>(
     let killer_slots = features.killers as usize;
     let keys = quiet_keys(td, ctx, ply);
     stats::count(counted, Event::Loop, entry_depth);
+    stats::count(
+        counted && tt_move.is_some(),
+        Event::LoopHashMove,
+        entry_depth,
+    );
     let mut picker = MovePicker::new(
         &td.pos,
         tt_move,
@@ -1163,6 +1168,11 @@ pub(crate) fn search<const PV: bool>(
         };
         let nodes_before = td.nodes;
         stats::count(counted, Event::Move, entry_depth);
+        stats::count(
+            counted && tt_move == Move::NONE && move_count == 1 && !quiet,
+            Event::NoHashFirstTactical,
+            entry_depth,
+        );
         stats::count(PV, Event::PvMove, entry_depth);
         stats::count(!PV && in_check, Event::CheckMove, entry_depth);
         stats::count_total(root, Total::RootMove);
@@ -1316,6 +1326,15 @@ pub(crate) fn search<const PV: bool>(
                     td.stack[ply].cutoff_cnt += (extension < 2 || PV) as i32;
                     stats::count(counted, Event::Cutoff, entry_depth);
                     stats::count(counted && move_count == 1, Event::CutoffFirst, entry_depth);
+                    stats::count(counted && m == tt_move, Event::CutoffHashMove, entry_depth);
+                    let no_hash = counted && tt_move == Move::NONE;
+                    stats::count(no_hash, Event::CutoffNoHash, entry_depth);
+                    stats::count(
+                        no_hash && move_count == 1,
+                        Event::CutoffNoHashFirst,
+                        entry_depth,
+                    );
+                    stats::count(no_hash && !quiet, Event::CutoffNoHashTactical, entry_depth);
                     stats::count_by(counted, Event::CutoffIndex, entry_depth, move_count as u64);
                     break;
                 }

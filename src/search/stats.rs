@@ -7,11 +7,13 @@
 //! of nodes that reach the move loop, the moves searched there and the
 //! steps that end a node before its moves tell where the two trees differ;
 //! the late move reductions and their re-searches, how its moves are
-//! searched (README, "The shape of the tree"). Counted at non-PV nodes not
-//! in check, summed over every search of the process; the nodes those
-//! rows leave out (quiescence, PV and in-check nodes, the root) are
-//! counted whole, as `Total`s, and the moves of PV and in-check nodes by
-//! depth, since at low depth they open most of the tree.
+//! searched, and how often the first move (the hash move, or without one
+//! the picker's first) is the one that fails high (README, "The shape of
+//! the tree"). Counted at non-PV nodes not in check, summed over every
+//! search of the process; the nodes those rows leave out (quiescence, PV
+//! and in-check nodes, the root) are counted whole, as `Total`s, and the
+//! moves of PV and in-check nodes by depth, since at low depth they open
+//! most of the tree.
 
 /// What is counted at a node of remaining depth `d`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +57,20 @@ pub enum Event {
     PvMove,
     /// A move searched at a non-PV node in check (nor these).
     CheckMove,
+    /// `Loop` with a hash move (the move tried first).
+    LoopHashMove,
+    /// `Cutoff` by the hash move: with `LoopHashMove`, how often the
+    /// table's move is right, apart from the order of the rest.
+    CutoffHashMove,
+    /// `Loop` without a hash move whose first move searched is a capture
+    /// or promotion.
+    NoHashFirstTactical,
+    /// `Cutoff` at a node without a hash move.
+    CutoffNoHash,
+    /// `CutoffNoHash` by the first move searched.
+    CutoffNoHashFirst,
+    /// `CutoffNoHash` by a capture or promotion.
+    CutoffNoHashTactical,
 }
 
 /// Nodes counted whatever their depth: the ones the per-depth rows leave
@@ -77,7 +93,7 @@ pub enum Total {
 #[cfg(feature = "stats")]
 const DEPTHS: usize = 64;
 #[cfg(feature = "stats")]
-const EVENTS: usize = 19;
+const EVENTS: usize = 25;
 #[cfg(feature = "stats")]
 const TOTAL_KINDS: usize = 5;
 
@@ -122,9 +138,10 @@ pub fn count_by(counted: bool, event: Event, depth: i32, n: u64) {
 /// The counts so far, a line per depth that saw a node: `stats depth D
 /// nodes N loop L moves M hash H rfp R null U probcut P lmr E research
 /// S lmr_cut C research_cut R cut X cut1 F cutidx I mtact T mcheck K
-/// mdrop D pvmove V checkmove M` (the `Event`s in order), then `stats
-/// total qs Q pv P check C root R rootmoves M` (the `Total`s); `None`
-/// in a build without the feature.
+/// mdrop D pvmove V checkmove M loop_tt L cut_tt C ntt_first_tact N
+/// cut_ntt X cut_ntt1 F cut_ntt_tact T` (the `Event`s in order), then
+/// `stats total qs Q pv P check C root R rootmoves M` (the `Total`s);
+/// `None` in a build without the feature.
 pub fn report() -> Option<String> {
     #[cfg(feature = "stats")]
     {
@@ -143,9 +160,9 @@ pub fn report() -> Option<String> {
             let _ = writeln!(
                 text,
                 "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {} \
-                 lmr {} research {} lmr_cut {} research_cut {} cut {} cut1 {} cutidx {} mtact {} mcheck {} mdrop {} pvmove {} checkmove {}",
+                 lmr {} research {} lmr_cut {} research_cut {} cut {} cut1 {} cutidx {} mtact {} mcheck {} mdrop {} pvmove {} checkmove {} loop_tt {} cut_tt {} ntt_first_tact {} cut_ntt {} cut_ntt1 {} cut_ntt_tact {}",
                 c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13],
-                c[14], c[15], c[16], c[17], c[18]
+                c[14], c[15], c[16], c[17], c[18], c[19], c[20], c[21], c[22], c[23], c[24]
             );
         }
         let t: Vec<u64> = TOTALS
