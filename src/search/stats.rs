@@ -97,6 +97,41 @@ const EVENTS: usize = 25;
 #[cfg(feature = "stats")]
 const TOTAL_KINDS: usize = 5;
 
+/// The report's name of each `Event`, in order (the array's length ties
+/// it to `EVENTS`).
+#[cfg(feature = "stats")]
+const EVENT_NAMES: [&str; EVENTS] = [
+    "nodes",
+    "loop",
+    "moves",
+    "hash",
+    "rfp",
+    "null",
+    "probcut",
+    "lmr",
+    "research",
+    "lmr_cut",
+    "research_cut",
+    "cut",
+    "cut1",
+    "cutidx",
+    "mtact",
+    "mcheck",
+    "mdrop",
+    "pvmove",
+    "checkmove",
+    "loop_tt",
+    "cut_tt",
+    "ntt_first_tact",
+    "cut_ntt",
+    "cut_ntt1",
+    "cut_ntt_tact",
+];
+
+/// The report's name of each `Total`, in order.
+#[cfg(feature = "stats")]
+const TOTAL_NAMES: [&str; TOTAL_KINDS] = ["qs", "pv", "check", "root", "rootmoves"];
+
 #[cfg(feature = "stats")]
 static COUNTS: [[std::sync::atomic::AtomicU64; EVENTS]; DEPTHS] =
     [const { [const { std::sync::atomic::AtomicU64::new(0) }; EVENTS] }; DEPTHS];
@@ -157,23 +192,18 @@ pub fn report() -> Option<String> {
             {
                 continue;
             }
-            let _ = writeln!(
-                text,
-                "stats depth {d} nodes {} loop {} moves {} hash {} rfp {} null {} probcut {} \
-                 lmr {} research {} lmr_cut {} research_cut {} cut {} cut1 {} cutidx {} mtact {} mcheck {} mdrop {} pvmove {} checkmove {} loop_tt {} cut_tt {} ntt_first_tact {} cut_ntt {} cut_ntt1 {} cut_ntt_tact {}",
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13],
-                c[14], c[15], c[16], c[17], c[18], c[19], c[20], c[21], c[22], c[23], c[24]
-            );
+            let _ = write!(text, "stats depth {d}");
+            for (name, n) in EVENT_NAMES.iter().zip(&c) {
+                let _ = write!(text, " {name} {n}");
+            }
+            text.push('\n');
         }
-        let t: Vec<u64> = TOTALS
-            .iter()
-            .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
-            .collect();
-        let _ = writeln!(
-            text,
-            "stats total qs {} pv {} check {} root {} rootmoves {}",
-            t[0], t[1], t[2], t[3], t[4]
-        );
+        text.push_str("stats total");
+        for (name, a) in TOTAL_NAMES.iter().zip(&TOTALS) {
+            let n = a.load(std::sync::atomic::Ordering::Relaxed);
+            let _ = write!(text, " {name} {n}");
+        }
+        text.push('\n');
         Some(text)
     }
     #[cfg(not(feature = "stats"))]
