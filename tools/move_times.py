@@ -17,6 +17,12 @@ The log does not say which of two engine processes of the same name wrote
 a line, so the match must be played with `--concurrency 1` (the script
 refuses a log where an engine is sent `go` while it is still thinking).
 Plies count from the game's first move after the opening.
+
+With `--overlapping`, a log of `--concurrency 2` is read too: each
+`bestmove` is paired with the oldest open `go` of that engine's name. The
+pairs may then cross between the two games, but the sum of the times, so
+the mean, is exact (the median and 90th percentile close); it prints only
+each engine's summary, since plies cannot be told apart.
 """
 
 import argparse
@@ -67,6 +73,23 @@ def move_times(lines, searches=None):
     return spent
 
 
+def overlapping_times(lines):
+    """{engine: [ms, ...]}: each `bestmove` paired with the oldest open `go`
+    of the same name (see `--overlapping`)."""
+    open_gos = defaultdict(list)
+    spent = defaultdict(list)
+    for line in lines:
+        m = LINE.match(line)
+        if not m:
+            continue
+        stamp, engine, direction, command = float(m[1]), m[2], m[3], m[4]
+        if direction == "<" and command == "go":
+            open_gos[engine].append(stamp)
+        elif direction == ">" and command == "bestmove" and open_gos[engine]:
+            spent[engine].append((stamp - open_gos[engine].pop(0)) * 1000)
+    return spent
+
+
 def print_searches(searches):
     """Per engine: the nodes and depth of its searches, summed up."""
     for e in sorted(searches):
@@ -85,7 +108,20 @@ def main():
     ap.add_argument("log", help="match.py --log file of a --concurrency 1 match")
     ap.add_argument("--bucket", type=int, default=10, help="plies per row (default 10)")
     ap.add_argument("--nodes", action="store_true", help="the searches' nodes and depths instead")
+    ap.add_argument(
+        "--overlapping", action="store_true", help="a --concurrency 2 log: each engine's summary only"
+    )
     args = ap.parse_args()
+    if args.overlapping:
+        with open(args.log, encoding="utf-8", errors="replace") as f:
+            spent = overlapping_times(f)
+        for e, xs in sorted(spent.items()):
+            xs.sort()
+            print(
+                f"{e}: {len(xs)} moves, mean {statistics.mean(xs):.0f} ms, "
+                f"median {statistics.median(xs):.0f}, p90 {xs[int(len(xs) * 0.9)]:.0f}, max {xs[-1]:.0f}"
+            )
+        return
     searches = {} if args.nodes else None
     with open(args.log, encoding="utf-8", errors="replace") as f:
         try:
