@@ -181,7 +181,8 @@ pub(super) fn iterative_deepening(
                         total_time
                     };
                     let total = total.max(budget.minimum).min(budget.maximum);
-                    if elapsed >= total {
+                    let pct = f64::from(ctx.options.params.time_stop_pct) / 100.0;
+                    if elapsed >= total.mul_f64(pct).max(budget.minimum) {
                         break;
                     }
                     td.soft_deadline = Some(total);

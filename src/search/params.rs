@@ -222,6 +222,13 @@ pub struct SearchParams {
     /// of the nodes `ply` < 5 from the root, divided by `1 + ply`
     /// (YaneuraOu's and Stockfish's 8); 0: no low-ply history.
     pub low_ply_history: i32,
+    // -- Time
+    /// With `AdaptiveTime`, no new iteration is begun once this share (in
+    /// percent) of the move's scaled time is spent: with each iteration
+    /// taking about as long as all before it, a later one would be cut
+    /// unfinished at the deadline (Stockfish stops deepening past about
+    /// half); 100: every iteration begun that the time allows.
+    pub time_stop_pct: i32,
 }
 
 impl SearchParams {
@@ -290,6 +297,7 @@ impl SearchParams {
         eval_diff_history: 0,
         quiet_check_bonus: 0,
         low_ply_history: 0,
+        time_stop_pct: 100,
     };
 
     /// Quiet moves searched before the rest are cut: `(c + d²) / (2 −
@@ -423,6 +431,7 @@ tunables! {
     "EvalDiffHistory" eval_diff_history (0, 40, 2),
     "QuietCheckBonus" quiet_check_bonus (0, 60000, 2000),
     "LowPlyHistory" low_ply_history (0, 32, 2),
+    "TimeStopPct" time_stop_pct (30, 100, 5),
 }
 
 // -- History -------------------------------------------------------------------
