@@ -173,8 +173,9 @@ pub(super) fn iterative_deepening(
                 let only_move = td.root_moves.len() == 1;
                 let elapsed = ctx.control.elapsed();
                 if ctx.options.features.adaptive_time {
-                    // Stop when the time is spent; otherwise the next
-                    // iteration runs until it is (`check_limits`).
+                    // Stop once `TimeStopPct` of the time is spent (the
+                    // next iteration would most likely be cut unfinished);
+                    // otherwise it runs until all of it is (`check_limits`).
                     let total = if only_move {
                         budget.optimum.mul_f64(0.2)
                     } else {

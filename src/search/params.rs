@@ -227,7 +227,8 @@ pub struct SearchParams {
     /// percent) of the move's scaled time is spent: with each iteration
     /// taking about as long as all before it, a later one would be cut
     /// unfinished at the deadline (Stockfish stops deepening past about
-    /// half); 100: every iteration begun that the time allows.
+    /// half); 100: every iteration begun that the time allows. 50 against
+    /// 100: +46.1 ± 35.9 Elo at 10 s + 0.1 s (README, time management).
     pub time_stop_pct: i32,
 }
 
@@ -297,7 +298,7 @@ impl SearchParams {
         eval_diff_history: 0,
         quiet_check_bonus: 0,
         low_ply_history: 0,
-        time_stop_pct: 100,
+        time_stop_pct: 50,
     };
 
     /// Quiet moves searched before the rest are cut: `(c + d²) / (2 −
