@@ -3,7 +3,7 @@
 //! reports of each iteration.
 
 use super::params::*;
-use super::timeman::IterationTimer;
+use super::timeman::{begin_no_iteration, IterationTimer};
 use super::*;
 use crate::movegen::legal_moves;
 use crate::position::EnteringKingRule;
@@ -182,8 +182,8 @@ pub(super) fn iterative_deepening(
                         total_time
                     };
                     let total = total.max(budget.minimum).min(budget.maximum);
-                    let pct = f64::from(ctx.options.params.time_stop_pct) / 100.0;
-                    if elapsed >= total.mul_f64(pct).max(budget.minimum) {
+                    let stop_pct = ctx.options.params.time_stop_pct;
+                    if begin_no_iteration(elapsed, total, budget.minimum, stop_pct) {
                         break;
                     }
                     td.soft_deadline = Some(total);

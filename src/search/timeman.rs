@@ -151,6 +151,20 @@ impl IterationTimer {
     }
 }
 
+/// Whether to begin no further iteration: `stop_pct` percent of the
+/// search's `total` time is spent (never counting less than the budget's
+/// `minimum`, time that would be lost anyway), so that the next iteration,
+/// taking about as long as all before it, would most likely be cut
+/// unfinished at `total`.
+pub fn begin_no_iteration(
+    elapsed: Duration,
+    total: Duration,
+    minimum: Duration,
+    stop_pct: i32,
+) -> bool {
+    elapsed >= total.mul_f64(f64::from(stop_pct) / 100.0).max(minimum)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +237,19 @@ mod tests {
                 assert!(t > OPTIMUM / 4 && t < OPTIMUM * 8, "{t:?}");
             }
         }
+    }
+
+    #[test]
+    fn no_iteration_is_begun_past_the_share_but_never_before_the_minimum() {
+        let ms = Duration::from_millis;
+        assert!(!begin_no_iteration(ms(499), ms(1000), ms(0), 50));
+        assert!(begin_no_iteration(ms(500), ms(1000), ms(0), 50));
+        // 100: only once the whole time is spent.
+        assert!(!begin_no_iteration(ms(999), ms(1000), ms(0), 100));
+        assert!(begin_no_iteration(ms(1000), ms(1000), ms(0), 100));
+        // Byoyomi that would be lost anyway is used first.
+        assert!(!begin_no_iteration(ms(600), ms(1000), ms(900), 50));
+        assert!(begin_no_iteration(ms(900), ms(1000), ms(900), 50));
     }
 
     #[test]
