@@ -149,7 +149,14 @@ pub(super) fn iterative_deepening(
         let total_time = if td.id == 0 {
             ctx.control.time_budget(ctx.limits).map(|budget| {
                 let effort = td.root_moves[0].effort;
-                timer.total_time(budget.optimum, depth, score, effort, td.nodes)
+                let share = f64::from(ctx.options.params.time_optimum_pct) / 100.0;
+                timer.total_time(
+                    budget.optimum.mul_f64(share),
+                    depth,
+                    score,
+                    effort,
+                    td.nodes,
+                )
             })
         } else {
             None

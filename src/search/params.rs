@@ -230,6 +230,10 @@ pub struct SearchParams {
     /// half); 100: every iteration begun that the time allows. 50 against
     /// 100: +46.1 ± 35.9 Elo at 10 s + 0.1 s (README, time management).
     pub time_stop_pct: i32,
+    /// With `AdaptiveTime`, the clock's share for the move (the optimum
+    /// the factors scale) in percent of what `time.rs` gives: how much of
+    /// the main time goes into each move, the maximum still the bound.
+    pub time_optimum_pct: i32,
 }
 
 impl SearchParams {
@@ -299,6 +303,7 @@ impl SearchParams {
         quiet_check_bonus: 0,
         low_ply_history: 0,
         time_stop_pct: 50,
+        time_optimum_pct: 100,
     };
 
     /// Quiet moves searched before the rest are cut: `(c + d²) / (2 −
@@ -433,6 +438,7 @@ tunables! {
     "QuietCheckBonus" quiet_check_bonus (0, 60000, 2000),
     "LowPlyHistory" low_ply_history (0, 32, 2),
     "TimeStopPct" time_stop_pct (30, 100, 5),
+    "TimeOptimumPct" time_optimum_pct (50, 300, 10),
 }
 
 // -- History -------------------------------------------------------------------
