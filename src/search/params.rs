@@ -233,6 +233,8 @@ pub struct SearchParams {
     /// With `AdaptiveTime`, the clock's share for the move (the optimum
     /// the factors scale) in percent of what `time.rs` gives: how much of
     /// the main time goes into each move, the maximum still the bound.
+    /// 140 against 100: +25.2 ± 33.3 Elo in 400 games at 10 s + 0.1 s,
+    /// not significant, so 100 (README, time management).
     pub time_optimum_pct: i32,
 }
 
